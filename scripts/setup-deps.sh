@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Install everything the build and the tests need on Debian 12 (bookworm).
+# Idempotent: a second run with everything present only checks and exits.
+# Adds the bookworm-backports suite, taking the archive host from the
+# machine's existing apt sources (never a hard-coded host).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+. "$here/versions.env"
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "setup-deps: run as root (or install sudo)" >&2; exit 1; }
+	SUDO=sudo
+fi
+
+want=("$LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION" "$LINUX_HEADERS_PKG" "$LINUX_IMAGE_PKG")
+for p in $TOOL_PKGS; do want+=("$p"); done
+
+missing=()
+for spec in "${want[@]}"; do
+	name=${spec%%=*}
+	ver=
+	[ "$name" != "$spec" ] && ver=${spec#*=}
+	have=$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$name" 2>/dev/null || true)
+	case "$have" in
+	"ii "*)
+		if [ -n "$ver" ] && [ "${have#ii  }" != "$ver" ] && [ "${have#ii }" != "$ver" ]; then
+			missing+=("$spec")
+		fi ;;
+	*) missing+=("$spec") ;;
+	esac
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup-deps: all packages present"
+	exit 0
+fi
+echo "setup-deps: installing ${missing[*]}"
+
+# The archive host comes from the existing Debian entry for bookworm.
+find_uri() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk 'BEGIN{RS="";FS="\n"}
+		     /Suites:[^\n]*bookworm([ \n]|$)/ && /Components:[^\n]*main/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", $i); split($i, u, " "); print u[1]; exit }
+		     }' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk '$1 == "deb" && $0 ~ / bookworm / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' "$f"
+	done
+}
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	uri=$(find_uri | head -n1)
+	[ -n "$uri" ] || { echo "setup-deps: no Debian bookworm entry in the apt sources to take the archive host from" >&2; exit 1; }
+	echo "setup-deps: adding bookworm-backports from $uri"
+	$SUDO tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null <<SRC
+Types: deb
+URIs: $uri
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup-deps: done"
