@@ -1,0 +1,88 @@
+// Best-effort observation of amdkfd while a run is in progress: per-process
+// queues (sysfs), topology, oversubscription warnings (/dev/kmsg) and
+// debugfs counters and snapshots. Every reader returns "absent" (nullopt or
+// an empty result) instead of failing: most machines have no KFD at all.
+#pragma once
+#include "json.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace kfdmp {
+
+// Where to look; tests point these at tests/harness/fixtures.
+struct KfdPaths {
+	std::string sysfs = "/sys/class/kfd/kfd";
+	std::string debugfs = "/sys/kernel/debug/kfd";
+	std::string kmsg = "/dev/kmsg";
+};
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+std::optional<std::string> read_text(const std::string& path);
+
+// <sysfs>/proc/<pid>/queues/<id>/queue_type for each queue directory:
+// count per queue type ("compute", "sdma", ...; "unknown" when the file is
+// unreadable). nullopt when the process has no queues directory.
+std::optional<std::map<std::string, int>> process_queues(const KfdPaths& p, pid_t pid);
+
+// "name value" lines (topology node properties).
+KeyValues parse_properties(std::string_view text);
+
+// "name: value" lines; a line "node N:" (or any "label:" without a value)
+// opens a section and later keys are reported as "node N/name".
+KeyValues parse_sectioned(std::string_view text);
+
+// after - before for keys whose values are numbers in both (a key missing in
+// before counts from 0); the new text for changed non-numeric values.
+// Unchanged non-numeric keys are left out.
+json::Value deltas(const KeyValues& before, const KeyValues& after);
+
+// GPU nodes of <sysfs>/topology/nodes (gpu_id != 0): node, gpu_id and all
+// properties. Empty when there is no topology.
+json::Value gpu_topology(const KfdPaths& p);
+
+// The message of one /dev/kmsg record "prio,seq,usec,flags;message".
+std::string_view kmsg_message(std::string_view record);
+
+// Reads the kernel log from the position where it was opened.
+class KmsgWatch {
+public:
+	explicit KmsgWatch(const std::string& path); // positions at the end
+	KmsgWatch(const KmsgWatch&) = delete;
+	KmsgWatch& operator=(const KmsgWatch&) = delete;
+	~KmsgWatch();
+	bool available() const { return fd_ >= 0; }
+	// Messages logged since the last call that contain needle.
+	std::vector<std::string> matching(std::string_view needle);
+
+private:
+	int fd_;
+};
+
+// Everything the harness records about KFD around one run.
+class KfdObserver {
+public:
+	// Snapshots go to <out_dir>/kfd/<tag>-<name>-{before,after}.txt.
+	KfdObserver(const KfdPaths& paths, const std::string& out_dir, const std::string& tag);
+	void sample_queues(const std::vector<pid_t>& pids); // during the window
+	// JSON object "kfd" of a run (see README: schema).
+	json::Value finish();
+
+private:
+	void snapshot(const char* name, const char* when);
+	KfdPaths paths_;
+	std::string out_dir_, tag_;
+	std::optional<KeyValues> mp_stats_before_;
+	KmsgWatch kmsg_;
+	json::Value queues_ = json::Value::Array{};
+	json::Value snapshots_ = json::Value::Array{};
+	std::vector<std::string> absent_;
+};
+
+} // namespace kfdmp

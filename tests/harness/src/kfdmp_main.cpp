@@ -1,0 +1,170 @@
+// kfdmp: the multi-process QPS launcher. It never calls the GPU itself; see
+// README.md for the options, the output files and the JSON schema.
+#include "clock.h"
+#include "kfd_probe.h"
+#include "launcher.h"
+#include "options.h"
+#include "report.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kfdmp;
+
+namespace {
+
+enum Exit { exit_ok = 0, exit_failed = 1, exit_usage = 64, exit_unavailable = 77, exit_interrupted = 130 };
+
+std::string self_exe()
+{
+	char buf[PATH_MAX];
+	const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	return n > 0 ? std::string(buf, size_t(n)) : std::string("kfdmp");
+}
+
+std::string self_dir()
+{
+	const std::string exe = self_exe();
+	const auto slash = exe.rfind('/');
+	return slash == std::string::npos ? "." : exe.substr(0, slash);
+}
+
+// Re-runs this command under the trace wrapper, without --trace.
+int run_traced(const Options& o, int argc, char** argv)
+{
+	std::vector<std::string> args = {o.trace_script, "record", o.out_dir + "/trace", "--", self_exe()};
+	for (int i = 1; i < argc; ++i)
+		if (std::string(argv[i]) != "--trace")
+			args.emplace_back(argv[i]);
+	std::vector<char*> cargv;
+	for (auto& a : args)
+		cargv.push_back(a.data());
+	cargv.push_back(nullptr);
+	std::fprintf(stderr, "kfdmp: tracing with %s\n", o.trace_script.c_str());
+	const pid_t pid = fork();
+	if (pid == 0) {
+		execv(cargv[0], cargv.data());
+		std::fprintf(stderr, "kfdmp: cannot execute %s: %s\n", cargv[0], std::strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : exit_failed;
+}
+
+bool make_dirs(const std::string& path)
+{
+	for (size_t i = 1; i <= path.size(); ++i)
+		if (i == path.size() || path[i] == '/')
+			if (mkdir(path.substr(0, i).c_str(), 0755) != 0 && errno != EEXIST)
+				return false;
+	return true;
+}
+
+LaunchSpec launch_spec(const Options& o, uint32_t procs)
+{
+	const bool hsa = o.workload == "hsa";
+	LaunchSpec s;
+	s.worker_bin = !o.worker_bin.empty() ? o.worker_bin
+					      : self_dir() + (hsa ? "/kfdmp-hsa-worker" : "/kfdmp-worker");
+	s.config.workers = procs;
+	s.config.latency_capacity = o.latency_samples;
+	s.config.warmup_ns = seconds_to_ns(o.warmup_s);
+	s.config.duration_ns = seconds_to_ns(o.duration_s);
+	s.config.init_timeout_ns = seconds_to_ns(o.init_timeout_s);
+	s.config.params = o.params;
+	s.devices = o.devices;
+	s.device_env_vars = hsa ? std::vector<std::string>{"ROCR_VISIBLE_DEVICES"}
+				: std::vector<std::string>{"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"};
+	if (o.hw_queues)
+		s.env.emplace_back("GPU_MAX_HW_QUEUES", std::to_string(*o.hw_queues));
+	s.grace_ns = seconds_to_ns(o.grace_s);
+	return s;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+	Options o;
+	try {
+		bool help = false;
+		o = parse_options(Program::launcher, argc, argv, help);
+		if (help) {
+			std::printf("%s", usage_text(Program::launcher, argv[0]).c_str());
+			return exit_ok;
+		}
+	} catch (const UsageError& e) {
+		std::fprintf(stderr, "kfdmp: %s\n%s", e.what(), usage_text(Program::launcher, argv[0]).c_str());
+		return exit_usage;
+	}
+	if (!make_dirs(o.out_dir)) {
+		std::fprintf(stderr, "kfdmp: cannot create %s: %s\n", o.out_dir.c_str(), std::strerror(errno));
+		return exit_failed;
+	}
+	if (o.trace) {
+		if (access(o.trace_script.c_str(), X_OK) == 0)
+			return run_traced(o, argc, argv);
+		std::fprintf(stderr, "kfdmp: --trace: %s not found or not executable; running without a trace\n",
+			     o.trace_script.c_str());
+	}
+	if (std::find(o.procs.begin(), o.procs.end(), 1u) == o.procs.end())
+		o.procs.insert(o.procs.begin(), 1); // scaling ratios need the 1-process run
+	install_interrupt_handlers();
+
+	std::vector<Run> runs;
+	bool stop = false;
+	for (size_t i = 0; i < o.procs.size() && !stop; ++i) {
+		const uint32_t procs = o.procs[i];
+		for (uint32_t rep = 0; rep < o.repeat && !stop; ++rep) {
+			Run r;
+			r.procs = procs;
+			r.repeat = rep;
+			KfdObserver kfd(o.kfd, o.out_dir, "N" + std::to_string(procs) + "-r" + std::to_string(rep));
+			LaunchSpec spec = launch_spec(o, procs);
+			spec.mid_window = [&kfd](const std::vector<pid_t>& pids) { kfd.sample_queues(pids); };
+			r.launch = launch(spec);
+			r.kfd = kfd.finish();
+			runs.push_back(std::move(r));
+			compute_metrics(runs);
+			const RunMetrics& m = runs.back().m;
+			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n", o.workload.c_str(), procs,
+				     rep, m.status.c_str(), m.qps, m.reason.empty() ? "" : " ", m.reason.c_str());
+			// Nothing later can succeed without a device, or after Ctrl-C.
+			stop = m.status == "unavailable" || m.status == "interrupted";
+		}
+	}
+
+	compute_metrics(runs);
+	print_table(stdout, runs);
+	const std::string json_path = o.out_dir + "/results.json";
+	std::FILE* f = std::fopen(json_path.c_str(), "w");
+	if (!f) {
+		std::fprintf(stderr, "kfdmp: cannot write %s: %s\n", json_path.c_str(), std::strerror(errno));
+		return exit_failed;
+	}
+	std::fprintf(f, "%s\n", json::dump(to_json(o, KFDMP_BACKEND, gpu_topology(o.kfd), runs)).c_str());
+	std::fclose(f);
+	write_csv(o.out_dir + "/results.csv", runs);
+	std::printf("results: %s, %s/results.csv\n", json_path.c_str(), o.out_dir.c_str());
+	std::printf("%s\n", write_plot(o.out_dir, o.workload + ": aggregate QPS against processes", runs).c_str());
+
+	auto any = [&](const char* status) {
+		return std::any_of(runs.begin(), runs.end(), [&](const Run& r) { return r.m.status == status; });
+	};
+	if (any("interrupted"))
+		return exit_interrupted;
+	if (any("failed"))
+		return exit_failed;
+	if (any("unavailable"))
+		return exit_unavailable;
+	return exit_ok;
+}

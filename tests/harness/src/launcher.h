@@ -1,0 +1,61 @@
+// The launcher side: fork+exec N workers (the launcher itself never touches
+// the GPU), start them together on the shared barrier, wait for them with a
+// deadline, and collect what they recorded. Workers run in their own process
+// group, which is killed on timeout, on a failure before the start and on
+// SIGINT/SIGTERM/SIGHUP; PR_SET_PDEATHSIG kills them if the launcher dies.
+#pragma once
+#include "shared_region.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace kfdmp {
+
+struct LaunchSpec {
+	std::string worker_bin;
+	RunConfig config; // config.workers = number of workers
+	// Worker i gets devices[i % size] in every variable of device_env_vars
+	// (nothing is set when devices is empty).
+	std::vector<std::string> devices;
+	std::vector<std::string> device_env_vars;
+	std::vector<std::pair<std::string, std::string>> env; // set in every worker
+	uint64_t grace_ns = 10'000'000'000; // after the window, before "hung"
+	// Called once, halfway through the measurement window.
+	std::function<void(const std::vector<pid_t>&)> mid_window;
+};
+
+struct WorkerOutcome {
+	uint32_t index = 0;
+	pid_t pid = 0;
+	std::string assigned_device; // from LaunchSpec::devices, "" if none
+	// ok | failed | unavailable | wrong | crashed | hung | aborted
+	std::string status;
+	std::string detail; // human-readable reason when status != ok
+	std::string device; // as reported by the workload
+	uint64_t queries = 0;
+	uint64_t first_query_ns = 0;
+	uint64_t measure_begin_ns = 0;
+	uint64_t measure_end_ns = 0;
+	std::vector<uint64_t> latencies_ns;
+};
+
+struct LaunchResult {
+	uint64_t release_ns = 0; // 0: the workers were never started together
+	std::string error;       // launcher-level reason for a failed run
+	bool interrupted = false;
+	std::vector<WorkerOutcome> workers;
+	bool ok() const;
+};
+
+LaunchResult launch(const LaunchSpec& spec);
+
+// SIGINT/SIGTERM/SIGHUP make a running launch() kill its workers and return
+// with interrupted set.
+void install_interrupt_handlers();
+bool interrupt_requested();
+
+} // namespace kfdmp

@@ -1,0 +1,193 @@
+#include "options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+#include <string_view>
+
+namespace kfdmp {
+namespace {
+
+uint64_t to_uint(const std::string& opt, const std::string& v, uint64_t min = 0)
+{
+	char* end = nullptr;
+	errno = 0;
+	const unsigned long long x = std::strtoull(v.c_str(), &end, 0);
+	if (v.empty() || v[0] == '-' || errno || *end || x < min)
+		throw UsageError(opt + ": expected an integer >= " + std::to_string(min) + ", got \"" + v + "\"");
+	return x;
+}
+
+uint32_t to_u32(const std::string& opt, const std::string& v, uint32_t min = 0)
+{
+	const uint64_t x = to_uint(opt, v, min);
+	if (x > UINT32_MAX)
+		throw UsageError(opt + ": " + v + " is too large");
+	return uint32_t(x);
+}
+
+double to_seconds(const std::string& opt, const std::string& v)
+{
+	char* end = nullptr;
+	const double x = std::strtod(v.c_str(), &end);
+	if (v.empty() || *end || !std::isfinite(x) || x < 0)
+		throw UsageError(opt + ": expected seconds >= 0, got \"" + v + "\"");
+	return x;
+}
+
+std::vector<std::string> split(const std::string& v)
+{
+	std::vector<std::string> parts;
+	std::stringstream ss(v);
+	for (std::string p; std::getline(ss, p, ',');)
+		parts.push_back(p);
+	return parts;
+}
+
+void copy_text(char* dst, size_t cap, const std::string& opt, const std::string& v)
+{
+	if (v.size() >= cap)
+		throw UsageError(opt + ": value longer than " + std::to_string(cap - 1) + " characters");
+	std::snprintf(dst, cap, "%s", v.c_str());
+}
+
+struct Spec {
+	const char* name;
+	const char* arg; // nullptr: a flag
+	const char* help;
+	bool bare;       // also accepted by kfdmp-bare
+	std::function<void(Options&, const std::string& opt, const std::string& value)> apply;
+};
+
+const std::vector<Spec>& specs()
+{
+	static const std::vector<Spec> table = {
+		{"--workload", "NAME", "latency | saturate | copy | mixed | hsa (default latency)", true,
+		 [](Options& o, auto&, auto& v) { o.workload = v; }},
+		{"--procs", "LIST", "process counts, e.g. 1,2,4,8 (default); 1 is added if missing", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 o.procs.clear();
+			 for (const auto& p : split(v))
+				 o.procs.push_back(to_u32(opt, p, 1));
+		 }},
+		{"--repeat", "R", "runs per process count (default 1)", false,
+		 [](Options& o, auto& opt, auto& v) { o.repeat = to_u32(opt, v, 1); }},
+		{"--duration", "SEC", "measurement window (default 3)", true,
+		 [](Options& o, auto& opt, auto& v) { o.duration_s = to_seconds(opt, v); }},
+		{"--warmup", "SEC", "warm-up before the window (default 1)", true,
+		 [](Options& o, auto& opt, auto& v) { o.warmup_s = to_seconds(opt, v); }},
+		{"--kernels", "K", "kernels per query (latency/saturate/mixed; default 8)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.kernels = to_u32(opt, v, 1); }},
+		{"--iters", "I", "FMA iterations per thread and kernel (default: per workload)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.iters = to_u32(opt, v, 1); }},
+		{"--blocks", "B", "blocks per kernel (default: per workload; hsa: workgroups, 1)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.blocks = to_u32(opt, v, 1); }},
+		{"--threads", "T", "threads per block (default 256; hsa 64)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.threads = to_u32(opt, v, 1); }},
+		{"--bytes", "N", "copy: bytes per direction (default 8 MiB)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.bytes = to_uint(opt, v, 4); }},
+		{"--cus", "N", "restrict each process's stream to the first N CUs (HIP only)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.cus = to_u32(opt, v, 1); }},
+		{"--hsa-queues", "Q", "hsa: AQL queues each process creates (default 1)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.hsa_queues = to_u32(opt, v, 1); }},
+		{"--hsa-code-object", "PATH", "hsa: kernel code object (default: next to the worker)", true,
+		 [](Options& o, auto& opt, auto& v) {
+			 copy_text(o.params.code_object, sizeof o.params.code_object, opt, v);
+		 }},
+		{"--hw-queues", "N", "set GPU_MAX_HW_QUEUES=N in every worker", false,
+		 [](Options& o, auto& opt, auto& v) { o.hw_queues = to_u32(opt, v, 1); }},
+		{"--devices", "LIST", "visible device per worker, round-robin (e.g. 0,1)", false,
+		 [](Options& o, auto&, auto& v) { o.devices = split(v); }},
+		{"--out", "DIR", "output directory (default kfdmp-out)", false,
+		 [](Options& o, auto&, auto& v) { o.out_dir = v; }},
+		{"--init-timeout", "SEC", "time allowed for workers to reach the start barrier (default 60)", false,
+		 [](Options& o, auto& opt, auto& v) { o.init_timeout_s = to_seconds(opt, v); }},
+		{"--grace", "SEC", "time after the window before a worker counts as hung (default 10)", false,
+		 [](Options& o, auto& opt, auto& v) { o.grace_s = to_seconds(opt, v); }},
+		{"--latency-samples", "N", "latency samples kept per worker (default 1048576)", false,
+		 [](Options& o, auto& opt, auto& v) { o.latency_samples = to_u32(opt, v, 1); }},
+		{"--trace", nullptr, "run under `TRACE-SCRIPT record OUT/trace -- ...` if the script exists", false,
+		 [](Options& o, auto&, auto&) { o.trace = true; }},
+		{"--trace-script", "PATH", "trace wrapper (default: the repository's scripts/trace.sh)", false,
+		 [](Options& o, auto&, auto& v) { o.trace_script = v; }},
+		{"--worker-bin", "PATH", "worker executable (default: kfdmp-worker or kfdmp-hsa-worker next to kfdmp)",
+		 false, [](Options& o, auto&, auto& v) { o.worker_bin = v; }},
+		{"--kfd-sysfs", "DIR", "KFD sysfs root (default /sys/class/kfd/kfd)", false,
+		 [](Options& o, auto&, auto& v) { o.kfd.sysfs = v; }},
+		{"--kfd-debugfs", "DIR", "KFD debugfs root (default /sys/kernel/debug/kfd)", false,
+		 [](Options& o, auto&, auto& v) { o.kfd.debugfs = v; }},
+		{"--kmsg", "PATH", "kernel log device (default /dev/kmsg)", false,
+		 [](Options& o, auto&, auto& v) { o.kfd.kmsg = v; }},
+	};
+	return table;
+}
+
+} // namespace
+
+bool is_known_workload(const std::string& name)
+{
+	for (const char* w : {"latency", "saturate", "copy", "mixed", "hsa"})
+		if (name == w)
+			return true;
+	return false;
+}
+
+Options parse_options(Program prog, int argc, char** argv, bool& help_requested)
+{
+	Options o;
+	o.trace_script = KFDMP_DEFAULT_TRACE_SCRIPT;
+	help_requested = false;
+	for (int i = 1; i < argc; ++i) {
+		std::string opt = argv[i], value;
+		if (opt == "--help" || opt == "-h") {
+			help_requested = true;
+			return o;
+		}
+		const auto eq = opt.find('=');
+		const bool inline_value = eq != std::string::npos;
+		if (inline_value) {
+			value = opt.substr(eq + 1);
+			opt.resize(eq);
+		}
+		const Spec* spec = nullptr;
+		for (const auto& s : specs())
+			if (opt == s.name && (prog == Program::launcher || s.bare))
+				spec = &s;
+		if (!spec)
+			throw UsageError("unknown option " + opt);
+		if (spec->arg && !inline_value) {
+			if (i + 1 >= argc)
+				throw UsageError(opt + " needs a value (" + spec->arg + ")");
+			value = argv[++i];
+		} else if (!spec->arg && inline_value) {
+			throw UsageError(opt + " takes no value");
+		}
+		spec->apply(o, opt, value);
+	}
+	if (o.workload.empty() || o.workload.size() >= sizeof o.params.name)
+		throw UsageError("--workload: bad name \"" + o.workload + "\"");
+	if (o.worker_bin.empty() && !is_known_workload(o.workload))
+		throw UsageError("--workload: unknown workload \"" + o.workload + "\"");
+	std::snprintf(o.params.name, sizeof o.params.name, "%s", o.workload.c_str());
+	if (o.duration_s <= 0)
+		throw UsageError("--duration must be > 0");
+	return o;
+}
+
+std::string usage_text(Program prog, const char* argv0)
+{
+	std::string s = std::string("usage: ") + argv0 + " [options]\n";
+	for (const auto& spec : specs()) {
+		if (prog == Program::bare && !spec.bare)
+			continue;
+		std::string lhs = std::string("  ") + spec.name + (spec.arg ? std::string(" ") + spec.arg : "");
+		lhs.resize(std::max<size_t>(lhs.size() + 1, 28), ' ');
+		s += lhs + spec.help + "\n";
+	}
+	return s;
+}
+
+} // namespace kfdmp

@@ -1,0 +1,48 @@
+// Command line of kfdmp (the launcher) and kfdmp-bare (the plain loop). One
+// table drives the parser, the --help text and the README's option list.
+#pragma once
+#include "kfd_probe.h"
+#include "workload.h"
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kfdmp {
+
+struct Options {
+	std::string workload = "latency";
+	std::vector<uint32_t> procs = {1, 2, 4, 8};
+	uint32_t repeat = 1;
+	double duration_s = 3;
+	double warmup_s = 1;
+	double init_timeout_s = 60;
+	double grace_s = 10;
+	WorkloadParams params{};
+	std::optional<uint32_t> hw_queues; // GPU_MAX_HW_QUEUES for every worker
+	std::vector<std::string> devices;
+	std::string out_dir = "kfdmp-out";
+	bool trace = false;
+	std::string trace_script;
+	std::string worker_bin; // empty: the worker next to the launcher
+	uint32_t latency_samples = 1u << 20;
+	KfdPaths kfd;
+};
+
+enum class Program { launcher, bare };
+
+struct UsageError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+// Throws UsageError with a message naming the bad option. --help is reported
+// as help_requested = true.
+Options parse_options(Program prog, int argc, char** argv, bool& help_requested);
+std::string usage_text(Program prog, const char* argv0);
+
+// The workloads the shipped worker binaries implement.
+bool is_known_workload(const std::string& name);
+
+} // namespace kfdmp

@@ -1,0 +1,135 @@
+#include "kfd_probe.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <unistd.h>
+
+using namespace kfdmp;
+
+namespace {
+
+const std::string fixtures = KFDMP_FIXTURES;
+
+KfdPaths fixture_paths()
+{
+	KfdPaths p;
+	p.sysfs = fixtures + "/sysfs/class/kfd/kfd";
+	p.debugfs = fixtures + "/debugfs/kfd";
+	p.kmsg = fixtures + "/no-such-kmsg";
+	return p;
+}
+
+std::string value_of(const KeyValues& kv, const std::string& key)
+{
+	for (const auto& [k, v] : kv)
+		if (k == key)
+			return v;
+	return "<absent>";
+}
+
+} // namespace
+
+TEST(KfdSysfs, CountsQueuesPerTypeOfAProcess)
+{
+	const auto q = process_queues(fixture_paths(), 4242);
+	ASSERT_TRUE(q);
+	EXPECT_EQ(q->at("compute"), 4);
+	EXPECT_EQ(q->at("sdma"), 1);
+	EXPECT_EQ(q->size(), 2u);
+}
+
+TEST(KfdSysfs, TellsAnEmptyQueueDirectoryFromAnAbsentOne)
+{
+	const auto empty = process_queues(fixture_paths(), 4343);
+	ASSERT_TRUE(empty);
+	EXPECT_TRUE(empty->empty());
+	EXPECT_FALSE(process_queues(fixture_paths(), 1));
+	KfdPaths none;
+	none.sysfs = "/nonexistent";
+	EXPECT_FALSE(process_queues(none, 4242));
+}
+
+TEST(KfdSysfs, ParsesNodeProperties)
+{
+	const auto kv = parse_properties(*read_text(fixture_paths().sysfs + "/topology/nodes/1/properties"));
+	EXPECT_EQ(value_of(kv, "simd_count"), "1216");
+	EXPECT_EQ(value_of(kv, "gfx_target_version"), "90402");
+	EXPECT_EQ(value_of(kv, "num_cp_queues"), "24");
+	EXPECT_EQ(kv.size(), 9u);
+}
+
+TEST(KfdSysfs, ListsOnlyGpuNodesOfTheTopology)
+{
+	const json::Value nodes = gpu_topology(fixture_paths());
+	ASSERT_EQ(nodes.array().size(), 1u);
+	const json::Value& n = nodes.array()[0];
+	EXPECT_EQ(n.at("node").string(), "1");
+	EXPECT_EQ(n.at("gpu_id").number(), 12345);
+	EXPECT_EQ(n.at("properties").at("num_cp_queues").number(), 24);
+	KfdPaths none;
+	none.sysfs = "/nonexistent";
+	EXPECT_TRUE(gpu_topology(none).array().empty());
+}
+
+TEST(KfdDebugfs, ParsesSectionsAndPlainKeys)
+{
+	const auto kv = parse_sectioned("version: 2\nnode 1:\n  a: 5\n  b: x y\nnode 2:\n  a: 6\nno colon here\n");
+	ASSERT_EQ(kv.size(), 4u);
+	EXPECT_EQ(value_of(kv, "version"), "2");
+	EXPECT_EQ(value_of(kv, "node 1/a"), "5");
+	EXPECT_EQ(value_of(kv, "node 1/b"), "x y");
+	EXPECT_EQ(value_of(kv, "node 2/a"), "6");
+}
+
+TEST(KfdDebugfs, ComputesDeltasOfNumericKeysGenerically)
+{
+	const auto before = parse_sectioned(*read_text(fixtures + "/mp_stats.before"));
+	const auto after = parse_sectioned(*read_text(fixtures + "/mp_stats.after"));
+	const json::Value d = deltas(before, after);
+	EXPECT_EQ(d.at("node 1/runlist_submissions").number(), 48);
+	EXPECT_EQ(d.at("node 1/oversubscribed_runlists").number(), 2);
+	EXPECT_EQ(d.at("node 1/preemptions").number(), 0);
+	EXPECT_EQ(d.at("node 1/new_counter").number(), 4);
+	EXPECT_EQ(d.at("node 2/runlist_submissions").number(), 0.5);
+	EXPECT_EQ(d.at("node 1/hws_state").string(), "oversubscribed");
+	EXPECT_EQ(d.find("node 1/firmware"), nullptr); // unchanged text
+}
+
+TEST(Kmsg, ExtractsTheMessageOfARecord)
+{
+	const auto record = *read_text(fixtures + "/kmsg-record.txt");
+	EXPECT_EQ(kmsg_message(record), "amdgpu: Runlist is getting oversubscribed. Expect reduced ROCm performance.");
+	EXPECT_EQ(kmsg_message("no header"), "no header");
+}
+
+TEST(Kmsg, AnUnreadableLogIsAbsentNotAnError)
+{
+	KmsgWatch w("/nonexistent/kmsg");
+	EXPECT_FALSE(w.available());
+	EXPECT_TRUE(w.matching("anything").empty());
+}
+
+TEST(KfdObserver, RecordsWhatExistsAndListsWhatIsAbsent)
+{
+	char dir[] = "/tmp/kfdmp-observer-XXXXXX";
+	ASSERT_TRUE(mkdtemp(dir));
+	KfdObserver obs(fixture_paths(), dir, "N2-r0");
+	obs.sample_queues({4242, 1});
+	const json::Value k = obs.finish();
+
+	const auto& queues = k.at("queues").array();
+	ASSERT_EQ(queues.size(), 2u);
+	EXPECT_EQ(queues[0].at("total").number(), 5);
+	EXPECT_EQ(queues[0].at("by_type").at("sdma").number(), 1);
+	EXPECT_TRUE(queues[1].is_null());
+	EXPECT_TRUE(k.at("oversubscribed_lines").is_null());
+	EXPECT_EQ(k.at("mp_stats_delta").at("node 1/runlist_submissions").number(), 0);
+	EXPECT_EQ(k.at("snapshots").array().size(), 4u);
+	EXPECT_EQ(*read_text(std::string(dir) + "/kfd/N2-r0-rls-after.txt"), *read_text(fixture_paths().debugfs + "/rls"));
+	const auto& absent = k.at("absent").array();
+	ASSERT_EQ(absent.size(), 2u);
+	EXPECT_EQ(absent[0].string(), fixture_paths().kmsg);
+	EXPECT_EQ(absent[1].string(), fixture_paths().sysfs + "/proc/1/queues");
+	std::system(("rm -rf " + std::string(dir)).c_str());
+}

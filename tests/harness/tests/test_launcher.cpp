@@ -1,0 +1,250 @@
+// The launcher and the worker loop, driven through kfdmp-test-worker (CPU
+// only). No assertion here depends on how fast anything runs.
+#include "json.h"
+#include "kfd_probe.h"
+#include "launcher.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <dirent.h>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kfdmp;
+
+namespace {
+
+LaunchSpec spec(const char* workload, uint32_t workers)
+{
+	LaunchSpec s;
+	s.worker_bin = KFDMP_TEST_WORKER;
+	s.config = {};
+	s.config.workers = workers;
+	s.config.latency_capacity = 1024;
+	s.config.warmup_ns = 20'000'000;
+	s.config.duration_ns = 100'000'000;
+	s.config.init_timeout_ns = 30'000'000'000;
+	std::snprintf(s.config.params.name, sizeof s.config.params.name, "%s", workload);
+	s.device_env_vars = {"HIP_VISIBLE_DEVICES"};
+	s.grace_ns = 300'000'000;
+	return s;
+}
+
+bool alive(pid_t pid) { return kill(pid, 0) == 0; }
+
+std::set<std::string> entries(const char* dir)
+{
+	std::set<std::string> names;
+	if (DIR* d = opendir(dir)) {
+		while (dirent* e = readdir(d))
+			names.insert(e->d_name);
+		closedir(d);
+	}
+	return names;
+}
+
+// Runs a command, returns its exit status (or 128 + signal).
+int run_command(const std::string& cmd)
+{
+	const int s = std::system(cmd.c_str());
+	return WIFEXITED(s) ? WEXITSTATUS(s) : 128 + WTERMSIG(s);
+}
+
+std::string temp_dir()
+{
+	char dir[] = "/tmp/kfdmp-test-XXXXXX";
+	return mkdtemp(dir) ? dir : "";
+}
+
+} // namespace
+
+TEST(Launcher, StartsWorkersTogetherAndCollectsTheirCounts)
+{
+	LaunchSpec s = spec("sleep", 4);
+	std::vector<pid_t> seen;
+	s.mid_window = [&](const std::vector<pid_t>& pids) { seen = pids; };
+	const LaunchResult r = launch(s);
+	ASSERT_TRUE(r.ok()) << r.error;
+	ASSERT_EQ(r.workers.size(), 4u);
+	EXPECT_NE(r.release_ns, 0u);
+	std::set<pid_t> pids;
+	for (const auto& w : r.workers) {
+		EXPECT_EQ(w.status, "ok") << w.detail;
+		EXPECT_GT(w.queries, 0u);
+		EXPECT_EQ(w.latencies_ns.size(), w.queries);
+		EXPECT_GE(w.first_query_ns, r.release_ns);
+		EXPECT_GE(w.measure_begin_ns, r.release_ns + s.config.warmup_ns);
+		EXPECT_GT(w.measure_end_ns, w.measure_begin_ns);
+		pids.insert(w.pid);
+		EXPECT_FALSE(alive(w.pid));
+	}
+	EXPECT_EQ(pids.size(), 4u);
+	EXPECT_EQ(std::set<pid_t>(seen.begin(), seen.end()), pids);
+}
+
+TEST(Launcher, PassesDevicesRoundRobinAndTheEnvironment)
+{
+	LaunchSpec s = spec("sleep", 3);
+	s.devices = {"4", "5"};
+	s.env = {{"GPU_MAX_HW_QUEUES", "2"}};
+	const LaunchResult r = launch(s);
+	ASSERT_TRUE(r.ok()) << r.error;
+	EXPECT_EQ(r.workers[0].device, "test worker; GPU_MAX_HW_QUEUES=2 HIP_VISIBLE_DEVICES=4");
+	EXPECT_EQ(r.workers[1].device, "test worker; GPU_MAX_HW_QUEUES=2 HIP_VISIBLE_DEVICES=5");
+	EXPECT_EQ(r.workers[2].assigned_device, "4");
+}
+
+TEST(Launcher, KeepsLatenciesUpToTheCapacity)
+{
+	LaunchSpec s = spec("sleep", 1);
+	s.config.latency_capacity = 3;
+	const LaunchResult r = launch(s);
+	ASSERT_TRUE(r.ok()) << r.error;
+	EXPECT_GT(r.workers[0].queries, 3u);
+	EXPECT_EQ(r.workers[0].latencies_ns.size(), 3u);
+}
+
+TEST(Launcher, KillsAWorkerThatHangsInTheWindow)
+{
+	const LaunchResult r = launch(spec("hang", 2));
+	EXPECT_FALSE(r.ok());
+	EXPECT_NE(r.error.find("still running"), std::string::npos) << r.error;
+	for (const auto& w : r.workers) {
+		EXPECT_EQ(w.status, "hung");
+		EXPECT_NE(w.detail.find("state running"), std::string::npos) << w.detail;
+		EXPECT_FALSE(alive(w.pid));
+	}
+}
+
+TEST(Launcher, KillsAWorkerThatHangsBeforeTheStart)
+{
+	LaunchSpec s = spec("hang-init", 2);
+	s.config.init_timeout_ns = 200'000'000;
+	const LaunchResult r = launch(s);
+	EXPECT_EQ(r.release_ns, 0u);
+	EXPECT_NE(r.error.find("init timeout"), std::string::npos) << r.error;
+	for (const auto& w : r.workers) {
+		EXPECT_EQ(w.status, "hung");
+		EXPECT_FALSE(alive(w.pid));
+	}
+}
+
+TEST(Launcher, ReportsACrashedWorkerAndLetsTheOthersFinish)
+{
+	LaunchSpec s = spec("sleep", 2);
+	s.devices = {"0", "crash"};
+	const LaunchResult r = launch(s);
+	EXPECT_FALSE(r.ok());
+	EXPECT_EQ(r.workers[0].status, "ok");
+	EXPECT_EQ(r.workers[1].status, "crashed");
+	EXPECT_NE(r.workers[1].detail.find("signal 11"), std::string::npos) << r.workers[1].detail;
+}
+
+TEST(Launcher, ReportsWrongResults)
+{
+	const LaunchResult r = launch(spec("wrong", 1));
+	EXPECT_EQ(r.workers[0].status, "wrong");
+	EXPECT_NE(r.workers[0].detail.find("wrong on purpose"), std::string::npos);
+}
+
+TEST(Launcher, AWorkerWithoutItsDeviceStopsTheRunBeforeTheStart)
+{
+	const LaunchResult r = launch(spec("unavailable", 3));
+	EXPECT_EQ(r.release_ns, 0u);
+	EXPECT_NE(r.error.find("ended before the start"), std::string::npos) << r.error;
+	size_t unavailable = 0;
+	for (const auto& w : r.workers) {
+		unavailable += w.status == "unavailable";
+		EXPECT_FALSE(alive(w.pid));
+	}
+	EXPECT_GE(unavailable, 1u);
+}
+
+TEST(Launcher, ReportsAMissingWorkerBinary)
+{
+	LaunchSpec s = spec("sleep", 1);
+	s.worker_bin = "/nonexistent/kfdmp-worker";
+	const LaunchResult r = launch(s);
+	EXPECT_EQ(r.workers[0].status, "failed");
+	EXPECT_NE(r.workers[0].detail.find("cannot execute /nonexistent/kfdmp-worker"), std::string::npos)
+		<< r.workers[0].detail;
+}
+
+TEST(Launcher, LeavesNoSharedMemoryDescriptorsOrProcessesBehind)
+{
+	const auto shm_before = entries("/dev/shm");
+	const auto fds_before = entries("/proc/self/fd");
+	for (const char* w : {"sleep", "hang", "wrong"})
+		launch(spec(w, 2));
+	EXPECT_EQ(entries("/dev/shm"), shm_before);
+	EXPECT_EQ(entries("/proc/self/fd"), fds_before);
+	errno = 0;
+	EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1); // no child left
+	EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(LauncherBinary, WritesTableJsonAndCsv)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --workload sleep --procs 2 --repeat 2 --duration 0.1 --warmup 0.02 --out " + out +
+				" > " + out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	EXPECT_EQ(doc.at("schema_version").number(), 1);
+	const auto& runs = doc.at("runs").array();
+	ASSERT_EQ(runs.size(), 4u); // 1 was added in front of 2, twice each
+	EXPECT_EQ(runs[0].at("procs").number(), 1);
+	EXPECT_EQ(runs[3].at("procs").number(), 2);
+	EXPECT_EQ(runs[3].at("workers").array().size(), 2u);
+	EXPECT_EQ(runs[3].at("status").string(), "ok");
+	EXPECT_TRUE(runs[3].at("scaling_ratio").is_number());
+	EXPECT_TRUE(runs[3].at("kfd").at("absent").is_array());
+	EXPECT_EQ(doc.at("summary").array().size(), 2u);
+	EXPECT_EQ(doc.at("summary").array()[0].at("runs").number(), 2);
+	const auto csv = *read_text(out + "/results.csv");
+	EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+	EXPECT_NE(read_text(out + "/stdout.txt")->find("agg_qps"), std::string::npos);
+	run_command("rm -rf " + out);
+}
+
+TEST(LauncherBinary, ExitsWithTheSkipCodeWhenTheDeviceIsUnavailable)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --workload unavailable --procs 1,2 --out " + out + " > /dev/null 2>&1";
+	EXPECT_EQ(run_command(cmd), 77);
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	ASSERT_EQ(doc.at("runs").array().size(), 1u); // the sweep stops at the first
+	EXPECT_NE(doc.at("runs").array()[0].at("reason").string().find("nothing to run on"), std::string::npos);
+	run_command("rm -rf " + out);
+}
+
+TEST(LauncherBinary, CtrlCKillsTheWorkersAndStillWritesResults)
+{
+	const std::string out = temp_dir();
+	const pid_t pid = fork();
+	if (pid == 0) {
+		const std::string o = "--out=" + out;
+		execl(KFDMP_LAUNCHER, KFDMP_LAUNCHER, "--worker-bin", KFDMP_TEST_WORKER, "--workload", "hang",
+		      "--procs", "3", "--grace", "600", "--duration", "0.05", "--warmup", "0", o.c_str(), nullptr);
+		_exit(127);
+	}
+	// Wait until the workers run (their queues hang), then interrupt.
+	usleep(500'000);
+	kill(pid, SIGINT);
+	int status = 0;
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 130);
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	for (const auto& run : doc.at("runs").array()) {
+		EXPECT_EQ(run.at("status").string(), "interrupted");
+		for (const auto& w : run.at("workers").array())
+			EXPECT_FALSE(alive(pid_t(w.at("pid").number())));
+	}
+	run_command("rm -rf " + out);
+}

@@ -1,0 +1,101 @@
+// The GPU scaling suite: for each workload and N in {1,2,4,8}, run kfdmp
+// with 1 and N processes and require aggregate QPS(N) / QPS(1) to reach
+// KFDMP_MIN_SCALING. Skips, with the reason, when the build has no GPU
+// backend or no device is visible. Figures for reports come from kfdmp's own
+// output (README.md), not from this test's timing.
+#include "json.h"
+#include "kfd_probe.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace kfdmp;
+
+double env_number(const char* name, double fallback)
+{
+	const char* v = std::getenv(name);
+	return v && *v ? std::atof(v) : fallback;
+}
+
+// Runs cmd; returns its exit status and appends its output to out.
+int run(const std::string& cmd, std::string& out)
+{
+	FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+	if (!p)
+		return -1;
+	char buf[512];
+	while (fgets(buf, sizeof buf, p))
+		out += buf;
+	const int s = pclose(p);
+	return WIFEXITED(s) ? WEXITSTATUS(s) : 128;
+}
+
+struct Case {
+	const char* workload;
+	unsigned procs;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.workload << " with " << c.procs << " processes"; }
+
+class Scaling : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Scaling, AggregateQpsReachesTheFloor)
+{
+	const Case c = GetParam();
+	const bool hsa = std::string(c.workload) == "hsa";
+	const std::string dir = KFDMP_BIN_DIR;
+	const std::string worker = dir + (hsa ? "/kfdmp-hsa-worker" : "/kfdmp-worker");
+	if (access(worker.c_str(), X_OK) != 0)
+		GTEST_SKIP() << worker << " was not built (KFDMP_GPU=" << KFDMP_GPU_BACKEND
+			     << (hsa ? "; the hsa workload needs KFDMP_GPU=hip and the HSA headers)" : ")");
+	std::string probe;
+	if (run(worker + " --probe", probe) != 0)
+		GTEST_SKIP() << "no GPU: " << probe;
+
+	const double floor = env_number("KFDMP_MIN_SCALING", 0.5);
+	const std::string duration = std::to_string(env_number("KFDMP_SCALING_DURATION", 2.0));
+	char tmp[] = "/tmp/kfdmp-scaling-XXXXXX";
+	ASSERT_TRUE(mkdtemp(tmp));
+	const std::string out = tmp;
+	std::string log;
+	const int rc = run(dir + "/kfdmp --workload " + c.workload + " --procs 1," + std::to_string(c.procs) +
+				   " --duration " + duration + " --warmup 0.5 --out " + out,
+			   log);
+	if (rc == 77)
+		GTEST_SKIP() << "workload unavailable: " << log;
+	ASSERT_EQ(rc, 0) << log;
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	std::system(("rm -rf " + out).c_str());
+	for (const auto& s : doc.at("summary").array())
+		if (unsigned(s.at("procs").number()) == c.procs) {
+			const double ratio = s.at("scaling_ratio").number();
+			RecordProperty("scaling_ratio", std::to_string(ratio));
+			EXPECT_GE(ratio, floor) << c.workload << " with " << c.procs << " processes reached " << ratio
+						<< " of the 1-process QPS (KFDMP_MIN_SCALING=" << floor << ")\n"
+						<< log;
+			return;
+		}
+	FAIL() << "no summary for " << c.procs << " processes\n" << log;
+}
+
+std::vector<Case> cases()
+{
+	std::vector<Case> v;
+	for (const char* w : {"latency", "saturate", "copy", "mixed", "hsa"})
+		for (unsigned n : {1u, 2u, 4u, 8u})
+			v.push_back({w, n});
+	return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Gpu, Scaling, ::testing::ValuesIn(cases()), [](const auto& info) {
+	return std::string(info.param.workload) + "_N" + std::to_string(info.param.procs);
+});
+
+} // namespace
