@@ -67,6 +67,8 @@ int run(const SharedRegion& region, uint32_t index, WorkloadFactory make)
 		return fail(slot, worker_error, std::string("initialisation: ") + e.what());
 	}
 
+	// Fault the latency buffer in now, so page faults stay out of the window.
+	std::memset(region.latencies(index), 0, cfg.latency_capacity * sizeof(uint64_t));
 	slot.state.store(WorkerState::ready, std::memory_order_release);
 	switch (region.header().barrier.arrive_and_wait(now_ns() + cfg.init_timeout_ns)) {
 	case ShmBarrier::Result::released: break;
