@@ -4,6 +4,8 @@
 # Adds the bookworm-backports suite, taking the archive host from the
 # machine's existing apt sources (never a hard-coded host).
 set -euo pipefail
+quiet=0
+[ "${1:-}" = --quiet ] && quiet=1
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
@@ -32,7 +34,7 @@ for spec in "${want[@]}"; do
 	esac
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "setup-deps: all packages present"
+	[ "$quiet" = 1 ] || echo "setup-deps: all packages present"
 	exit 0
 fi
 echo "setup-deps: installing ${missing[*]}"

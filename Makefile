@@ -1,0 +1,48 @@
+# kfd-mp: the amdkfd multi-process scheduling series, built out of tree.
+#
+#   make modules   build the patched amdgpu.ko (prints its path)
+#   make test      build it and run every test (ctest: series check, KUnit,
+#                  QEMU load test, harness unit tests, scaling suite)
+#
+# Overrides: KVER, KDIR, KSRC, BUILD, JOBS (see README.md).
+SHELL := /bin/bash
+BUILD ?= $(CURDIR)/build
+export KVER KDIR KSRC BUILD JOBS
+
+CTEST_ARGS ?=
+
+.PHONY: all modules tree series check-series kunit smoke test deps clean help
+
+all: modules
+
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	scripts/setup-deps.sh
+
+modules:
+	scripts/build-module.sh
+
+tree:
+	scripts/tree.sh apply
+
+series:
+	scripts/series.sh export
+
+check-series:
+	scripts/series.sh check
+
+kunit:
+	scripts/kunit.sh
+
+smoke: modules
+	scripts/qemu-smoke.sh
+
+test: modules
+	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD)/cmake -j$${JOBS:-$$(nproc)}
+	cd $(BUILD)/cmake && ctest --output-on-failure $(CTEST_ARGS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Multi-process scheduling: the hooks the device queue manager calls.
+ *
+ * Each hook is one line in an upstream file; the work is done here, so the
+ * series stays small in the files it shares with upstream and ports to
+ * vendor trees.
+ */
+#ifndef KFD_MP_H_INCLUDED
+#define KFD_MP_H_INCLUDED
+
+#include <linux/ktime.h>
+#include <linux/types.h>
+
+struct device_queue_manager;
+struct kfd_process_device;
+struct queue;
+struct seq_file;
+
+unsigned int kfd_mp_dqm_oversub_reasons(struct device_queue_manager *dqm);
+void kfd_mp_runlist_sent(struct device_queue_manager *dqm, int ret,
+			 ktime_t start);
+void kfd_mp_unmap_done(struct device_queue_manager *dqm, int filter,
+		       u32 filter_param, int ret, ktime_t start);
+void kfd_mp_queue_created(struct kfd_process_device *pdd, struct queue *q);
+void kfd_mp_queue_destroyed(struct kfd_process_device *pdd, struct queue *q);
+void kfd_mp_doorbells_allocated(struct kfd_process_device *pdd);
+
+int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
+int kfd_debugfs_mp_stats_reset(const char *buf);
+
+#endif

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Build the patched amdgpu.ko: prepare the base tree, apply patches/, build
+# against the headers of KVER with M=, print the module's path.
+# Overrides: KVER, KDIR (headers), KSRC (base source tarball or directory),
+# BUILD, JOBS.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+"$ROOT/scripts/setup-deps.sh" --quiet
+[ -f "$KDIR/Makefile" ] || die "no kernel headers at KDIR=$KDIR (install linux-headers-$KVER, or set KDIR)"
+"$ROOT/scripts/tree.sh" apply
+note "building amdgpu.ko against $KDIR"
+kbuild_module "$TREE" modules >"$BUILD/module-build.log" 2>&1 || {
+	grep -E 'error|Error' "$BUILD/module-build.log" | head -n 30
+	die "build failed; full log: $BUILD/module-build.log"
+}
+ko=$TREE/$AMDGPU_DIR/amdgpu.ko
+[ -f "$ko" ] || die "the build left no $ko"
+grep -E '^(.*: )?warning:' "$BUILD/module-build.log" && note "the build printed warnings (see above)"
+note "vermagic: $(modinfo -F vermagic "$ko")"
+echo "$ko"

@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# The patch series: export it from the prepared tree and check it.
+#
+#   scripts/series.sh export   write patches/ (git format-patch --cover-letter
+#                              --base) from the commits in TREE after the base,
+#                              and mirror the files the series adds into drivers/
+#   scripts/series.sh check    apply patches/ on a fresh worktree of the base and
+#                              fail unless: every patch applies; patches/ is
+#                              exactly what export writes; drivers/ equals the
+#                              files the series adds; checkpatch --strict is
+#                              clean; each patch compiles the objects it touches
+#                              (bisectable); W=1 and sparse add no warning
+#
+# patches/ is the source of truth. drivers/ is generated from it for reading
+# and review; the check fails when the two drift apart. The cover letter's
+# subject and text are kept from patches/0000-cover-letter.patch, its
+# shortlog and diffstat are regenerated.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+CHECK_TREE=${CHECK_TREE:-$BUILD/check}
+
+# Subject (first line) and text of the current cover letter.
+cover_description() {
+	local cover=$ROOT/patches/0000-cover-letter.patch
+	if [ ! -f "$cover" ]; then
+		printf '*** SUBJECT HERE ***\n\n*** BLURB HERE ***\n'
+		return
+	fi
+	awk '
+		/^Subject: / && !subj { sub(/^Subject: \[[^]]*\] */, ""); subj = $0; getline
+			while ($0 ~ /^[ \t]/) { sub(/^[ \t]+/, " "); subj = subj $0; getline }
+			print subj; print ""; hdr = 1 }
+		hdr && /^$/ && !body { body = 1; next }
+		body && /^[^ ].* \([0-9]+\):$/ { exit }
+		body { print }
+	' "$cover" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+# export_series TREE REV OUTDIR: format-patch BASE..REV of TREE into OUTDIR.
+export_series() {
+	local tree=$1 rev=$2 out=$3 date
+	git -C "$tree" config branch."$(git -C "$tree" symbolic-ref --short HEAD 2>/dev/null || echo kfdmp)".description \
+		"$(cover_description)"
+	rm -rf "$out"
+	mkdir -p "$out"
+	git -C "$tree" format-patch -q --cover-letter --cover-from-description=subject \
+		--base="$BASE_TAG" --zero-commit --no-signature -o "$out" "$BASE_TAG..$rev"
+	# The cover letter carries the date of the series' last commit, so that
+	# the same series always exports to the same bytes.
+	date=$(git -C "$tree" log -1 --format=%aD "$rev")
+	sed -i "s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"
+}
+
+# added_files TREE: the files the series adds to the base.
+added_files() {
+	git -C "$1" diff --name-only --diff-filter=A "$BASE_TAG" HEAD
+}
+
+mirror_drivers() {
+	local tree=$1 f
+	rm -rf "$ROOT/drivers"
+	while read -r f; do
+		mkdir -p "$ROOT/$(dirname "$f")"
+		cp "$tree/$f" "$ROOT/$f"
+	done < <(added_files "$tree")
+}
+
+cmd_export() {
+	[ -d "$TREE/.git" ] || die "no prepared tree at $TREE (make tree)"
+	[ "$(git -C "$TREE" symbolic-ref --short HEAD)" = kfdmp ] || die "$TREE is not on branch kfdmp"
+	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+		die "$TREE has uncommitted changes; commit them first"
+	export_series "$TREE" HEAD "$ROOT/patches"
+	mirror_drivers "$TREE"
+	# The tree now holds exactly this series.
+	printf '%s %s\n' "$("$ROOT/scripts/tree.sh" series-id)" "$(git -C "$TREE" rev-parse HEAD)" \
+		>"$TREE/.git/kfdmp-series"
+	note "wrote $(series_patches | wc -l) patches and the cover letter to patches/, mirrored $(added_files "$TREE" | wc -l) new files into drivers/"
+}
+
+fail=0
+bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+ok() { printf 'ok: %s\n' "$*"; }
+
+# A fresh worktree of the base with the series applied, commit by commit.
+check_apply() {
+	local p n=0
+	"$ROOT/scripts/tree.sh" prepare
+	git -C "$TREE" worktree remove --force "$CHECK_TREE" >/dev/null 2>&1 || rm -rf "$CHECK_TREE"
+	git -C "$TREE" worktree prune
+	git -C "$TREE" branch -D kfdmp-check >/dev/null 2>&1 || true
+	git -C "$TREE" worktree add -q -b kfdmp-check "$CHECK_TREE" "$BASE_TAG"
+	while read -r p; do
+		if ! git -C "$CHECK_TREE" am -q --committer-date-is-author-date "$p" >/dev/null 2>&1; then
+			git -C "$CHECK_TREE" am --abort >/dev/null 2>&1 || true
+			bad "patch does not apply on the base: ${p#"$ROOT"/}"
+			return 1
+		fi
+		n=$((n + 1))
+	done < <(series_patches)
+	ok "all $n patches apply on $BASE_TAG"
+}
+
+check_export() {
+	local tmp
+	tmp=$(mktemp -d)
+	export_series "$CHECK_TREE" HEAD "$tmp/patches"
+	if diff -r "$ROOT/patches" "$tmp/patches" >"$BUILD/series-export.diff"; then
+		ok "patches/ is exactly what scripts/series.sh export writes"
+	else
+		bad "patches/ differs from a fresh export (see $BUILD/series-export.diff); run scripts/series.sh export"
+	fi
+	rm -rf "$tmp"
+}
+
+check_drivers() {
+	local f want have
+	want=$(added_files "$CHECK_TREE" | sort)
+	have=$(cd "$ROOT" && find drivers -type f 2>/dev/null | sort)
+	if [ "$want" != "$have" ]; then
+		bad "drivers/ does not hold exactly the files the series adds:"
+		diff <(printf '%s\n' "$want") <(printf '%s\n' "$have") | sed -n 's/^[<>]/  &/p'
+		return
+	fi
+	for f in $want; do
+		cmp -s "$CHECK_TREE/$f" "$ROOT/$f" || bad "drivers/ drifted from patches/: $f"
+	done
+	[ "$fail" = 0 ] && ok "drivers/ equals the $(printf '%s\n' "$want" | grep -c .) files the series adds"
+}
+
+check_checkpatch() {
+	local out errs warns checks
+	# checkpatch runs spdxcheck.py, which needs Debian's python3-ply and
+	# python3-git: use the system python3 even if another one is first
+	# on PATH.
+	out=$(cd "$CHECK_TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
+		--quiet --no-summary $(series_patches) 2>&1) || true
+	printf '%s\n' "$out" >"$BUILD/checkpatch.log"
+	errs=$(grep -c '^ERROR:' "$BUILD/checkpatch.log" || true)
+	warns=$(grep -c '^WARNING:' "$BUILD/checkpatch.log" || true)
+	checks=$(grep -c '^CHECK:' "$BUILD/checkpatch.log" || true)
+	if grep -q '^Traceback' "$BUILD/checkpatch.log"; then
+		bad "checkpatch could not run all its checks (see $BUILD/checkpatch.log)"
+	elif [ "$errs" = 0 ] && [ "$warns" = 0 ]; then
+		ok "checkpatch --strict: 0 errors, 0 warnings ($checks checks, see $BUILD/checkpatch.log)"
+	else
+		grep -A4 -E '^(ERROR|WARNING):' "$BUILD/checkpatch.log"
+		bad "checkpatch --strict: $errs errors, $warns warnings"
+	fi
+}
+
+# Objects of amdgpu.ko (relative to the amdgpu directory) that a commit's
+# change touches: its .c files, and for a header every .c file of
+# amdgpu/amdkfd that includes it.
+touched_objects() {
+	local tree=$1 rev=$2 f h
+	git -C "$tree" diff --name-only "$rev^" "$rev" -- drivers/gpu/drm/amd/amdgpu drivers/gpu/drm/amd/amdkfd |
+	while read -r f; do
+		case "$f" in
+		*/tests/*) ;;
+		*.c) [ -f "$tree/$f" ] && echo "$f" ;;
+		*.h)
+			h=$(basename "$f")
+			grep -l "#include \"$h\"" "$tree"/drivers/gpu/drm/amd/amdkfd/*.c \
+				"$tree"/drivers/gpu/drm/amd/amdgpu/*amdkfd*.c 2>/dev/null |
+				sed "s#^$tree/##" ;;
+		esac
+	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e 's#^drivers/gpu/drm/amd/#../#' -e 's#\.c$#.o#'
+}
+
+# compile_objects TREE LOG OBJ...: build single objects of amdgpu.ko.
+compile_objects() {
+	local tree=$1 log=$2; shift 2
+	[ $# -gt 0 ] || return 0
+	kbuild_module "$tree" "$@" >"$log" 2>&1
+}
+
+check_bisect() {
+	local revs rev objs n=0
+	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
+	for rev in $revs; do
+		n=$((n + 1))
+		git -C "$CHECK_TREE" checkout -q "$rev"
+		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev")
+		if compile_objects "$CHECK_TREE" "$BUILD/bisect-$n.log" "${objs[@]}"; then
+			ok "patch $n compiles the ${#objs[@]} objects it touches"
+		else
+			grep -E 'error|Error' "$BUILD/bisect-$n.log" | head -n 20
+			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$n.log"
+		fi
+	done
+	git -C "$CHECK_TREE" checkout -q kfdmp-check
+}
+
+# Warnings of W=1 and sparse, without line numbers, so that code moved by a
+# patch compares equal.
+warnings_of() {
+	grep -E '(warning|error):' "$1" | grep -v '^make' |
+		sed -E -e "s#$CHECK_TREE/##g" -e 's#:[0-9]+:[0-9]+:#:#' -e 's#:[0-9]+:#:#' | sort
+}
+
+check_warnings() {
+	local rev objs base_objs all
+	mapfile -t objs < <(for rev in $(git -C "$CHECK_TREE" rev-list "$BASE_TAG..HEAD"); do
+		touched_objects "$CHECK_TREE" "$rev"; done | sort -u)
+	[ ${#objs[@]} -gt 0 ] || { ok "no objects to check for W=1/sparse"; return; }
+	# The same objects at the base, where they exist there.
+	git -C "$CHECK_TREE" checkout -q "$BASE_TAG"
+	base_objs=()
+	for o in "${objs[@]}"; do
+		[ -f "$CHECK_TREE/$AMDGPU_DIR/${o%.o}.c" ] && base_objs+=("$o")
+	done
+	touch_sources "${base_objs[@]}"
+	compile_objects "$CHECK_TREE" "$BUILD/warn-base.log" W=1 C=2 "${base_objs[@]}" || true
+	git -C "$CHECK_TREE" checkout -q kfdmp-check
+	touch_sources "${objs[@]}"
+	compile_objects "$CHECK_TREE" "$BUILD/warn-series.log" W=1 C=2 "${objs[@]}" || true
+	all=$(comm -13 <(warnings_of "$BUILD/warn-base.log") <(warnings_of "$BUILD/warn-series.log"))
+	if [ -z "$all" ]; then
+		ok "W=1 and sparse add no warning on the ${#objs[@]} touched objects"
+	else
+		printf '%s\n' "$all"
+		bad "W=1/sparse: the series adds warnings (logs: $BUILD/warn-{base,series}.log)"
+	fi
+}
+
+touch_sources() {
+	local o
+	for o in "$@"; do touch "$CHECK_TREE/$AMDGPU_DIR/${o%.o}.c"; done
+}
+
+cmd_check() {
+	[ -n "$(series_patches)" ] || die "patches/ holds no patch"
+	command -v sparse >/dev/null || die "sparse is missing (scripts/setup-deps.sh)"
+	check_apply || { echo "series check: FAILED"; exit 1; }
+	check_export
+	check_drivers
+	check_checkpatch
+	check_bisect
+	check_warnings
+	if [ "$fail" = 0 ]; then echo "series check: PASSED"; else echo "series check: FAILED"; exit 1; fi
+}
+
+case "${1:-}" in
+export) cmd_export ;;
+check) cmd_check ;;
+*) echo "usage: $0 export|check" >&2; exit 2 ;;
+esac
