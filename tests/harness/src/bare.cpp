@@ -11,18 +11,11 @@ using namespace kfdmp;
 
 int main(int argc, char** argv)
 {
-	Options o;
-	try {
-		bool help = false;
-		o = parse_options(Program::bare, argc, argv, help);
-		if (help) {
-			std::printf("%s", usage_text(Program::bare, argv[0]).c_str());
-			return 0;
-		}
-	} catch (const UsageError& e) {
-		std::fprintf(stderr, "kfdmp-bare: %s\n%s", e.what(), usage_text(Program::bare, argv[0]).c_str());
-		return 64;
-	}
+	int status = 0;
+	const std::optional<Options> parsed = parse_command_line(Program::bare, argc, argv, status);
+	if (!parsed)
+		return status;
+	const Options& o = *parsed;
 	try {
 		auto w = make_gpu_workload(o.params);
 		w->query();

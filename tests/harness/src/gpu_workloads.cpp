@@ -68,12 +68,13 @@ public:
 	}
 	~Gpu()
 	{
+		// A destructor cannot report errors; the process is ending anyway.
 		for (void* p : device_)
-			hipFree(p);
+			(void)hipFree(p);
 		for (void* p : host_)
-			hipHostFree(p);
+			(void)hipHostFree(p);
 		if (stream_)
-			hipStreamDestroy(stream_);
+			(void)hipStreamDestroy(stream_);
 	}
 	Gpu(const Gpu&) = delete;
 	Gpu& operator=(const Gpu&) = delete;

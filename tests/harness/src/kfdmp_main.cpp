@@ -20,7 +20,7 @@ using namespace kfdmp;
 
 namespace {
 
-enum Exit { exit_ok = 0, exit_failed = 1, exit_usage = 64, exit_unavailable = 77, exit_interrupted = 130 };
+enum Exit { exit_ok = 0, exit_failed = 1, exit_unavailable = 77, exit_interrupted = 130 };
 
 std::string self_exe()
 {
@@ -94,18 +94,11 @@ LaunchSpec launch_spec(const Options& o, uint32_t procs)
 
 int main(int argc, char** argv)
 {
-	Options o;
-	try {
-		bool help = false;
-		o = parse_options(Program::launcher, argc, argv, help);
-		if (help) {
-			std::printf("%s", usage_text(Program::launcher, argv[0]).c_str());
-			return exit_ok;
-		}
-	} catch (const UsageError& e) {
-		std::fprintf(stderr, "kfdmp: %s\n%s", e.what(), usage_text(Program::launcher, argv[0]).c_str());
-		return exit_usage;
-	}
+	int status = exit_ok;
+	std::optional<Options> parsed = parse_command_line(Program::launcher, argc, argv, status);
+	if (!parsed)
+		return status;
+	Options& o = *parsed;
 	if (!make_dirs(o.out_dir)) {
 		std::fprintf(stderr, "kfdmp: cannot create %s: %s\n", o.out_dir.c_str(), std::strerror(errno));
 		return exit_failed;

@@ -190,4 +190,20 @@ std::string usage_text(Program prog, const char* argv0)
 	return s;
 }
 
+std::optional<Options> parse_command_line(Program prog, int argc, char** argv, int& status)
+{
+	try {
+		bool help = false;
+		Options o = parse_options(prog, argc, argv, help);
+		if (!help)
+			return o;
+		std::printf("%s", usage_text(prog, argv[0]).c_str());
+		status = 0;
+	} catch (const UsageError& e) {
+		std::fprintf(stderr, "%s: %s\n%s", argv[0], e.what(), usage_text(prog, argv[0]).c_str());
+		status = 64;
+	}
+	return std::nullopt;
+}
+
 } // namespace kfdmp

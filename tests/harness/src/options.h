@@ -42,6 +42,11 @@ struct UsageError : std::runtime_error {
 Options parse_options(Program prog, int argc, char** argv, bool& help_requested);
 std::string usage_text(Program prog, const char* argv0);
 
+// parse_options() for main(): prints the help text or the usage error and
+// returns nullopt with the exit status in `status` (0 after --help, 64 on a
+// usage error).
+std::optional<Options> parse_command_line(Program prog, int argc, char** argv, int& status);
+
 // The workloads the shipped worker binaries implement.
 bool is_known_workload(const std::string& name);
 

@@ -65,6 +65,11 @@ RunMetrics metrics_of(const LaunchResult& r)
 
 json::Value num_or_null(double d) { return std::isfinite(d) ? json::Value(d) : json::Value(); }
 
+json::Value latency_json(double p50_us, double p99_us)
+{
+	return json::Value::Object{{"p50", num_or_null(p50_us)}, {"p99", num_or_null(p99_us)}};
+}
+
 json::Value worker_json(const WorkerOutcome& w, const WorkerMetrics& m)
 {
 	json::Value j;
@@ -76,7 +81,7 @@ json::Value worker_json(const WorkerOutcome& w, const WorkerMetrics& m)
 	j.set("detail", w.detail);
 	j.set("queries", w.queries);
 	j.set("qps", m.qps);
-	j.set("latency_us", json::Value::Object{{"p50", num_or_null(m.p50_us)}, {"p99", num_or_null(m.p99_us)}});
+	j.set("latency_us", latency_json(m.p50_us, m.p99_us));
 	j.set("latency_samples", uint64_t(w.latencies_ns.size()));
 	j.set("start_offset_us", num_or_null(m.start_offset_us));
 	return j;
@@ -169,7 +174,7 @@ json::Value to_json(const Options& o, const std::string& backend, const json::Va
 		j.set("scaling_ratio", num_or_null(r.m.ratio));
 		j.set("jain_index", num_or_null(r.m.jain));
 		j.set("start_skew_us", num_or_null(r.m.skew_us));
-		j.set("latency_us", json::Value::Object{{"p50", num_or_null(r.m.p50_us)}, {"p99", num_or_null(r.m.p99_us)}});
+		j.set("latency_us", latency_json(r.m.p50_us, r.m.p99_us));
 		json::Value workers = json::Value::Array{};
 		for (size_t i = 0; i < r.launch.workers.size(); ++i)
 			workers.push(worker_json(r.launch.workers[i], r.m.workers[i]));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <unistd.h>
 
 using namespace kfdmp;
@@ -131,5 +132,5 @@ TEST(KfdObserver, RecordsWhatExistsAndListsWhatIsAbsent)
 	ASSERT_EQ(absent.size(), 2u);
 	EXPECT_EQ(absent[0].string(), fixture_paths().kmsg);
 	EXPECT_EQ(absent[1].string(), fixture_paths().sysfs + "/proc/1/queues");
-	std::system(("rm -rf " + std::string(dir)).c_str());
+	std::filesystem::remove_all(dir);
 }

@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <dirent.h>
 #include <set>
 #include <sys/wait.h>
@@ -208,7 +209,7 @@ TEST(LauncherBinary, WritesTableJsonAndCsv)
 	const auto csv = *read_text(out + "/results.csv");
 	EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
 	EXPECT_NE(read_text(out + "/stdout.txt")->find("agg_qps"), std::string::npos);
-	run_command("rm -rf " + out);
+	std::filesystem::remove_all(out);
 }
 
 TEST(LauncherBinary, ExitsWithTheSkipCodeWhenTheDeviceIsUnavailable)
@@ -220,7 +221,7 @@ TEST(LauncherBinary, ExitsWithTheSkipCodeWhenTheDeviceIsUnavailable)
 	const json::Value doc = json::parse(*read_text(out + "/results.json"));
 	ASSERT_EQ(doc.at("runs").array().size(), 1u); // the sweep stops at the first
 	EXPECT_NE(doc.at("runs").array()[0].at("reason").string().find("nothing to run on"), std::string::npos);
-	run_command("rm -rf " + out);
+	std::filesystem::remove_all(out);
 }
 
 TEST(LauncherBinary, CtrlCKillsTheWorkersAndStillWritesResults)
@@ -246,5 +247,5 @@ TEST(LauncherBinary, CtrlCKillsTheWorkersAndStillWritesResults)
 		for (const auto& w : run.at("workers").array())
 			EXPECT_FALSE(alive(pid_t(w.at("pid").number())));
 	}
-	run_command("rm -rf " + out);
+	std::filesystem::remove_all(out);
 }

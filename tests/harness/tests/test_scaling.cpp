@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,7 +73,7 @@ TEST_P(Scaling, AggregateQpsReachesTheFloor)
 		GTEST_SKIP() << "workload unavailable: " << log;
 	ASSERT_EQ(rc, 0) << log;
 	const json::Value doc = json::parse(*read_text(out + "/results.json"));
-	std::system(("rm -rf " + out).c_str());
+	std::filesystem::remove_all(out);
 	for (const auto& s : doc.at("summary").array())
 		if (unsigned(s.at("procs").number()) == c.procs) {
 			const double ratio = s.at("scaling_ratio").number();
