@@ -3,13 +3,33 @@
  * Multi-process scheduling: glue between the device queue manager and the
  * statistics, trace events and policies of the multi-process series.
  */
+#include <linux/module.h>
 #include <linux/seq_file.h>
 
 #include "amdgpu.h"
 #include "kfd_device_queue_manager.h"
 #include "kfd_mp.h"
+#include "kfd_mp_param.h"
 #include "kfd_priv.h"
 #include "kfd_trace.h"
+
+static struct kfd_mp_uint_param kfd_mp_master = {
+	.name = "kfd_mp", .min = 0, .max = 1,
+};
+module_param_cb(kfd_mp, &kfd_mp_uint_ops, &kfd_mp_master, 0444);
+MODULE_PARM_DESC(kfd_mp,
+		 "Multi-process scheduling changes: 0 = stock (default), 1 = turn on every kfd_* multi-process switch left at \"default\"");
+
+/**
+ * kfd_mp_enabled - the master switch, amdgpu.kfd_mp
+ *
+ * Return: true when the switches left at "default" take their non-stock
+ * value.
+ */
+bool kfd_mp_enabled(void)
+{
+	return kfd_mp_master.value;
+}
 
 static void kfd_mp_dqm_load(struct device_queue_manager *dqm,
 			    struct kfd_mp_load *load)

@@ -17,6 +17,7 @@ struct kfd_process_device;
 struct queue;
 struct seq_file;
 
+bool kfd_mp_enabled(void);
 unsigned int kfd_mp_dqm_oversub_reasons(struct device_queue_manager *dqm);
 void kfd_mp_runlist_sent(struct device_queue_manager *dqm, int ret,
 			 ktime_t start);

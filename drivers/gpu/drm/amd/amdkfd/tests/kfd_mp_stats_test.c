@@ -306,6 +306,3 @@ static struct kunit_suite kfd_mp_stats_suite = {
 };
 
 kunit_test_suite(kfd_mp_stats_suite);
-
-MODULE_DESCRIPTION("KUnit tests for amdkfd multi-process statistics");
-MODULE_LICENSE("GPL and additional rights");
