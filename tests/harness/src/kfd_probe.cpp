@@ -98,7 +98,7 @@ KeyValues parse_sectioned(std::string_view text)
 	std::string section;
 	for_each_line(text, [&](std::string_view line) {
 		const auto colon = line.find(':');
-		if (colon == std::string_view::npos || colon == 0)
+		if (colon == std::string_view::npos || colon == 0 || line[0] == '#')
 			return;
 		const std::string key(trim(line.substr(0, colon)));
 		const std::string_view value = trim(line.substr(colon + 1));

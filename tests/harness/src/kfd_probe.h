@@ -34,8 +34,9 @@ std::optional<std::map<std::string, int>> process_queues(const KfdPaths& p, pid_
 // "name value" lines (topology node properties).
 KeyValues parse_properties(std::string_view text);
 
-// "name: value" lines; a line "node N:" (or any "label:" without a value)
-// opens a section and later keys are reported as "node N/name".
+// "name: value" lines; a line "node N gpu_id G:" (or any "label:" without a
+// value) opens a section and later keys are reported as "<label>/name".
+// Lines starting with '#' are comments.
 KeyValues parse_sectioned(std::string_view text);
 
 // after - before for keys whose values are numbers in both (a key missing in

@@ -75,7 +75,7 @@ TEST(KfdSysfs, ListsOnlyGpuNodesOfTheTopology)
 
 TEST(KfdDebugfs, ParsesSectionsAndPlainKeys)
 {
-	const auto kv = parse_sectioned("version: 2\nnode 1:\n  a: 5\n  b: x y\nnode 2:\n  a: 6\nno colon here\n");
+	const auto kv = parse_sectioned("# comment: skipped\nversion: 2\nnode 1:\n  a: 5\n  b: x y\nnode 2:\n  a: 6\nno colon\n");
 	ASSERT_EQ(kv.size(), 4u);
 	EXPECT_EQ(value_of(kv, "version"), "2");
 	EXPECT_EQ(value_of(kv, "node 1/a"), "5");
@@ -88,13 +88,14 @@ TEST(KfdDebugfs, ComputesDeltasOfNumericKeysGenerically)
 	const auto before = parse_sectioned(*read_text(fixtures + "/mp_stats.before"));
 	const auto after = parse_sectioned(*read_text(fixtures + "/mp_stats.after"));
 	const json::Value d = deltas(before, after);
-	EXPECT_EQ(d.at("node 1/runlist_submissions").number(), 48);
-	EXPECT_EQ(d.at("node 1/oversubscribed_runlists").number(), 2);
-	EXPECT_EQ(d.at("node 1/preemptions").number(), 0);
-	EXPECT_EQ(d.at("node 1/new_counter").number(), 4);
-	EXPECT_EQ(d.at("node 2/runlist_submissions").number(), 0.5);
-	EXPECT_EQ(d.at("node 1/hws_state").string(), "oversubscribed");
-	EXPECT_EQ(d.find("node 1/firmware"), nullptr); // unchanged text
+	EXPECT_EQ(d.at("node 1 gpu_id 12345/runlist_submissions").number(), 48);
+	EXPECT_EQ(d.at("node 1 gpu_id 12345/oversubscribed_runlists").number(), 2);
+	EXPECT_EQ(d.at("node 1 gpu_id 12345/preemptions").number(), 0);
+	EXPECT_EQ(d.at("node 1 gpu_id 12345/new_counter").number(), 4);
+	EXPECT_EQ(d.at("node 2 gpu_id 23456/runlist_submissions").number(), 0.5);
+	EXPECT_EQ(d.at("node 1 gpu_id 12345/hws_state").string(), "oversubscribed");
+	EXPECT_EQ(d.at("node 1 gpu_id 12345/unmap_us_log2_hist").string(), "0 3 1");
+	EXPECT_EQ(d.find("node 1 gpu_id 12345/firmware"), nullptr); // unchanged text
 }
 
 TEST(Kmsg, ExtractsTheMessageOfARecord)
@@ -125,7 +126,7 @@ TEST(KfdObserver, RecordsWhatExistsAndListsWhatIsAbsent)
 	EXPECT_EQ(queues[0].at("by_type").at("sdma").number(), 1);
 	EXPECT_TRUE(queues[1].is_null());
 	EXPECT_TRUE(k.at("oversubscribed_lines").is_null());
-	EXPECT_EQ(k.at("mp_stats_delta").at("node 1/runlist_submissions").number(), 0);
+	EXPECT_EQ(k.at("mp_stats_delta").at("node 1 gpu_id 12345/runlist_submissions").number(), 0);
 	EXPECT_EQ(k.at("snapshots").array().size(), 4u);
 	EXPECT_EQ(*read_text(std::string(dir) + "/kfd/N2-r0-rls-after.txt"), *read_text(fixture_paths().debugfs + "/rls"));
 	const auto& absent = k.at("absent").array();
