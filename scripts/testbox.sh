@@ -1,0 +1,769 @@
+#!/usr/bin/env bash
+# Test-box runner: build the series, load it with each configuration of the
+# ablation matrix, run the harness, capture the driver's evidence, write a
+# report, and put the stock driver back.
+#
+#   scripts/testbox.sh [run] [OPTIONS]    the whole run (root, a gfx9.4.x GPU)
+#   scripts/testbox.sh --dry-run [OPTIONS]
+#                          walk every step without changing anything: run the
+#                          box checks, check every configuration's parameters,
+#                          print each command it would run, and generate the
+#                          report from a recorded run (tests/testbox/sample)
+#   scripts/testbox.sh check [OPTIONS]    the box checks only (read-only)
+#   scripts/testbox.sh list [OPTIONS]     the selected configurations
+#   scripts/testbox.sh validate [OPTIONS] the parameter check only
+#   scripts/testbox.sh report RUN_DIR [OUT_DIR]   (re)generate a report
+#   scripts/testbox.sh restore            put the stock amdgpu back (idempotent;
+#                                         also what Ctrl-C and failures run)
+#   scripts/testbox.sh dkms-stage DIR     stage the patched sources, Kbuild and
+#                                         dkms.conf in DIR (kernel layout)
+#   scripts/testbox.sh dkms-install       stage to /usr/src/NAME-VERSION, then
+#                                         dkms add, build, install (DRY_RUN=1:
+#                                         print the steps only)
+#   scripts/testbox.sh dkms-remove        dkms remove it again (DRY_RUN=1 too)
+#
+# Options (run, --dry-run, check, list, validate):
+#   --matrix FILE      configurations (default tests/testbox/matrix.conf)
+#   --configs A,B      run only these configurations, in this order
+#   --workloads "W.."  harness workloads (default "latency saturate")
+#   --procs LIST       process counts (default 1,2,4,8)
+#   --repeat R         runs per process count (default 3)
+#   --duration S       measurement window (default 3), --warmup S (default 1)
+#   --devices LIST     passed to kfdmp --devices (default: none given)
+#   --kfdmp-args "..." more kfdmp options, e.g. "--hw-queues 2"
+#   --ctest            also run `ctest -L scaling` of the harness per configuration
+#   --no-trace         no scripts/trace.sh (mp_stats are still read)
+#   --no-build         use the module already built (or --module KO)
+#   --module KO        load this amdgpu.ko instead of building one
+#   --force-kernel     run on a kernel that is not 6.12 (refused otherwise)
+#   --out DIR          run directory (default build/testbox/<run id>;
+#                      dry run: build/testbox/dry-run)
+#   --sample DIR       dry run: the recorded run to report (tests/testbox/sample)
+#   --params-from SRC  parameter source: auto (default: modinfo -p of the built
+#                      module if it exists, else the series), modinfo, series
+#   --load-timeout S   wait for /dev/kfd and the GPU node after insmod (120)
+#   --no-report        do not generate the report at the end
+#
+# Environment: KVER (default $(uname -r)), BUILD, TREE, JOBS (scripts/lib.sh);
+# KFDMP_GPU (harness backend, default auto). Exit status: 0 ok; 1 a check,
+# a configuration or the restore failed; 2 usage; 130 interrupted.
+# Layout of the run directory and the report's JSON schema:
+# scripts/report/README.md.
+set -euo pipefail
+# KVER: the running kernel unless given. lib.sh would default it to the
+# pinned base; keep what the caller set.
+KVER=${KVER:-$(uname -r)}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+REPORT_PY=$ROOT/scripts/report/testbox_report.py
+PARAMS_PY=$ROOT/scripts/report/kfdmp_params.py
+STATE_DIR=${KFDMP_TESTBOX_STATE:-/run/kfdmp-testbox}
+KFD_SYSFS=${KFD_SYSFS:-/sys/class/kfd/kfd}
+KFD_DEBUGFS=${KFD_DEBUGFS:-/sys/kernel/debug/kfd}
+MOD_SYSFS=/sys/module/amdgpu
+SERIES_BASE=${LINUX_SOURCE_VERSION%%-*}
+SERIES_MAJMIN=${SERIES_BASE%.*}
+DKMS_NAME=amdgpu-kfdmp
+# Parameters read back after every load (those that exist).
+READBACK_PARAMS="kfd_mp kfd_queue_slot_policy kfd_queue_slot_range kfd_doorbell_placement kfd_queued_runlist sched_policy mes hws_max_conc_proc"
+
+# --- options ------------------------------------------------------------------
+CMD=run
+DRY=0
+MATRIX=$ROOT/tests/testbox/matrix.conf
+CONFIGS=
+WORKLOADS="latency saturate"
+PROCS=1,2,4,8
+REPEAT=3
+DURATION=3
+WARMUP=1
+DEVICES=
+KFDMP_ARGS=
+CTEST=0
+TRACE=1
+DO_BUILD=1
+MODULE=
+FORCE_KERNEL=0
+OUT=
+SAMPLE=$ROOT/tests/testbox/sample
+PARAMS_FROM=auto
+LOAD_TIMEOUT=120
+REPORT=1
+DEPENDS=
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
+
+parse_options() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--dry-run) DRY=1 ;;
+		--matrix) MATRIX=$2; shift ;;
+		--configs) CONFIGS=$2; shift ;;
+		--workloads) WORKLOADS=${2//,/ }; shift ;;
+		--procs) PROCS=$2; shift ;;
+		--repeat) REPEAT=$2; shift ;;
+		--duration) DURATION=$2; shift ;;
+		--warmup) WARMUP=$2; shift ;;
+		--devices) DEVICES=$2; shift ;;
+		--kfdmp-args) KFDMP_ARGS=$2; shift ;;
+		--ctest) CTEST=1 ;;
+		--no-trace) TRACE=0 ;;
+		--no-build) DO_BUILD=0 ;;
+		--module) MODULE=$2; DO_BUILD=0; shift ;;
+		--force-kernel) FORCE_KERNEL=1 ;;
+		--out) OUT=$2; shift ;;
+		--sample) SAMPLE=$2; shift ;;
+		--params-from) PARAMS_FROM=$2; shift ;;
+		--load-timeout) LOAD_TIMEOUT=$2; shift ;;
+		--no-report) REPORT=0 ;;
+		-h|--help) usage; exit 0 ;;
+		*) printf 'testbox: unknown option %s (see --help)\n' "$1" >&2; exit 2 ;;
+		esac
+		shift
+	done
+	case $PARAMS_FROM in auto|modinfo|series) ;; *) die "--params-from: auto, modinfo or series" ;; esac
+	[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "--repeat: a positive integer"
+	[[ $PROCS =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--procs: a list like 1,2,4,8"
+	[ -f "$MATRIX" ] || die "no matrix file $MATRIX"
+	: "${MODULE:=$TREE/$AMDGPU_DIR/amdgpu.ko}"
+}
+
+# --- output helpers -------------------------------------------------------------
+step() { printf '\n== %s\n' "$*"; }
+# would CMD...: run it, or in a dry run print it.
+would() {
+	if [ "$DRY" = 1 ]; then
+		printf '   [dry-run] would run: %s\n' "$*"
+	else
+		printf '   + %s\n' "$*"
+		"$@"
+	fi
+}
+q() { printf '%q ' "$@"; }
+
+CHECKS_FILE=
+CHECK_FAILS=0
+# check NAME STATUS DETAIL: record one box check (ok|warn|fail|skip|info).
+check() {
+	local name=$1 status=$2 detail=$3
+	printf '   %-14s %-5s %s\n' "$name" "$status" "$detail"
+	[ -z "$CHECKS_FILE" ] || printf '%s\t%s\t%s\n' "$name" "$status" "${detail//$'\t'/ }" >>"$CHECKS_FILE"
+	[ "$status" != fail ] || CHECK_FAILS=$((CHECK_FAILS + 1))
+}
+
+# --- box checks (read-only) -------------------------------------------------------
+amdgpu_loaded() { [ -d "$MOD_SYSFS" ]; }
+
+# gfx9.4.x GPU nodes of the KFD topology: "node gpu_id gfx_target_version" lines.
+gfx94_nodes() {
+	local p n v id
+	for p in "$KFD_SYSFS"/topology/nodes/*/properties; do
+		[ -r "$p" ] || continue
+		n=$(basename "$(dirname "$p")")
+		v=$(awk '$1 == "gfx_target_version" { print $2 }' "$p")
+		id=$(cat "$(dirname "$p")/gpu_id" 2>/dev/null || echo 0)
+		if [ -n "$v" ] && [ "$v" -ge 90400 ] && [ "$v" -le 90499 ]; then
+			printf '%s %s %s\n' "$n" "$id" "$v"
+		fi
+	done
+}
+
+param_value() { cat "$MOD_SYSFS/parameters/$1" 2>/dev/null || true; }
+
+check_box() {
+	local v nodes users lsof_out stock_path cmdline
+	step "box checks"
+	if [ "$(id -u)" = 0 ]; then check root ok "running as root"
+	else check root fail "not root: loading modules needs root"; fi
+
+	v=$(uname -r)
+	if [ "$KVER" != "$v" ]; then
+		check kernel fail "KVER=$KVER but the running kernel is $v: a module for another kernel cannot be loaded"
+	elif [[ $v != "$SERIES_MAJMIN".* ]]; then
+		if [ "$FORCE_KERNEL" = 1 ]; then
+			check kernel warn "$v is not $SERIES_MAJMIN.y, the series base ($SERIES_BASE); going on (--force-kernel)"
+		else
+			check kernel fail "$v is not $SERIES_MAJMIN.y: the series is based on $SERIES_BASE (boot a $SERIES_MAJMIN kernel, e.g. $KVER_DEFAULT, or --force-kernel)"
+		fi
+	elif [ "$v" != "$KVER_DEFAULT" ]; then
+		check kernel warn "$v: the series is built and tested against $KVER_DEFAULT ($SERIES_BASE sources); building the $SERIES_BASE driver against $v's headers, modversions decide whether it loads"
+	else
+		check kernel ok "$v is the series base ($SERIES_BASE)"
+	fi
+	if [ -f "$KDIR/Makefile" ]; then check headers ok "$KDIR"
+	else check headers fail "no headers at $KDIR (apt-get install linux-headers-$KVER)"; fi
+
+	nodes=$(gfx94_nodes)
+	if [ -n "$nodes" ]; then
+		check gpu ok "$(printf '%s\n' "$nodes" | wc -l) gfx9.4.x node(s): $(printf '%s\n' "$nodes" | awk '{printf "%snode %s gpu_id %s gfx_target_version %s", NR > 1 ? "; " : "", $1, $2, $3}')"
+	elif [ -d "$KFD_SYSFS/topology/nodes" ]; then
+		check gpu fail "no KFD topology node with gfx_target_version 90400..90499 (MI300-class); $(grep -h gfx_target_version "$KFD_SYSFS"/topology/nodes/*/properties 2>/dev/null | sort -u | tr '\n' ' ')"
+	else
+		check gpu fail "no KFD topology at $KFD_SYSFS: no AMD GPU, or amdgpu not loaded (load the stock driver first: modprobe amdgpu)"
+	fi
+
+	if amdgpu_loaded; then
+		local sp mes
+		sp=$(param_value sched_policy) mes=$(param_value mes)
+		if [ "$sp" = 0 ] && [ "${mes:-0}" = 0 ]; then
+			check scheduler ok "sched_policy=0 (HWS/CPSCH), mes=${mes:-absent}"
+		else
+			check scheduler fail "sched_policy=${sp:-?} mes=${mes:-?}: the series is about HWS without MES (sched_policy=0, mes=0)"
+		fi
+		users=$(cat "$MOD_SYSFS/refcnt" 2>/dev/null || echo '?')
+		local holders
+		holders=$(find "$MOD_SYSFS/holders" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null || true)
+		lsof_out=
+		if command -v lsof >/dev/null; then
+			lsof_out=$(lsof -w /dev/kfd /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)
+		elif command -v fuser >/dev/null; then
+			lsof_out=$(fuser /dev/kfd /dev/dri/* 2>/dev/null | tr -s ' ' || true)
+		fi
+		if [ "$users" = 0 ] && [ -z "$holders" ] && [ -z "$lsof_out" ]; then
+			check amdgpu-users ok "refcnt 0, no holders, nothing has /dev/kfd or /dev/dri/* open"
+		else
+			check amdgpu-users fail "amdgpu is in use: refcnt ${users}, holders [${holders}], open by [${lsof_out}] (stop ROCm jobs, monitoring agents, display managers; unbind fbcon)"
+		fi
+	else
+		check scheduler info "amdgpu not loaded: sched_policy/mes are checked after each load"
+		check amdgpu-users ok "amdgpu not loaded"
+	fi
+	stock_path=$(modinfo -k "$KVER" -n amdgpu 2>/dev/null || true)
+	case $stock_path in
+	*/updates/*|*/extra/*) check vendor-dkms warn "stock amdgpu is $stock_path (DKMS/vendor): restore loads that one; ours uses the in-tree drm/ttm/sched modules" ;;
+	"") check vendor-dkms warn "no amdgpu module for $KVER in /lib/modules: nothing to restore to" ;;
+	*) check vendor-dkms ok "stock amdgpu is $stock_path" ;;
+	esac
+	cmdline=$(tr ' ' '\n' </proc/cmdline | grep -E '^amdgpu\.' | tr '\n' ' ' || true)
+	if [ -n "$cmdline" ]; then
+		check cmdline warn "kernel command line has $cmdline: modprobe applies them to the stock driver, insmod does not apply them to ours"
+	fi
+	if [ "$TRACE" = 1 ]; then
+		if command -v trace-cmd >/dev/null; then check trace ok "$(trace-cmd --version 2>/dev/null | awk 'NF {print; exit}')"
+		else check trace fail "trace-cmd missing (scripts/setup-deps.sh), or run with --no-trace"; fi
+	fi
+}
+
+# --- matrix and parameters ---------------------------------------------------------
+MATRIX_ROWS=()
+load_matrix() {
+	local out
+	out=$(python3 "$PARAMS_PY" list "$MATRIX" --configs "$CONFIGS") || exit 2
+	mapfile -t MATRIX_ROWS <<<"$out"
+}
+
+# validate_params [--strict]: check every parameter of the selected
+# configurations. Without --strict (dry run) a parameter the source does not
+# define is a warning; a real run refuses it (insmod would ignore it and the
+# configuration would silently run stock).
+PARAMS_SOURCE_DESC=
+validate_params() {
+	local args=(validate "$MATRIX" --configs "$CONFIGS" "$@") from=$PARAMS_FROM rc=0 out unknown
+	if [ "$from" = auto ]; then
+		if [ -f "$MODULE" ]; then from=modinfo; else from=series; fi
+	fi
+	case $from in
+	modinfo)
+		[ -f "$MODULE" ] || { check params fail "--params-from modinfo: no module at $MODULE"; return 1; }
+		args+=(--modinfo "$MODULE" --series "$ROOT/patches")
+		PARAMS_SOURCE_DESC="modinfo -p of the built module $MODULE ($(date -r "$MODULE" '+%F %T')), value rules from the series in patches/" ;;
+	series)
+		args+=(--series "$ROOT/patches")
+		PARAMS_SOURCE_DESC="the parameters the series in patches/ defines (no built module at $MODULE)" ;;
+	esac
+	step "parameters of ${#MATRIX_ROWS[@]} configurations"
+	out=$(python3 "$PARAMS_PY" "${args[@]}") || rc=$?
+	printf '%s\n' "$out" | sed 's/^/   /'
+	unknown=$(printf '%s\n' "$out" | sed -n 's/^summary: .* \([0-9]*\) unknown.*/\1/p')
+	case $rc in
+	0)	if [ "${unknown:-0}" -gt 0 ]; then
+			check params warn "$unknown parameter(s) not defined by $PARAMS_SOURCE_DESC: a real run refuses them"
+		else
+			check params ok "${#MATRIX_ROWS[@]} configurations, every parameter checked against $PARAMS_SOURCE_DESC"
+		fi ;;
+	1)	check params fail "a configuration has a value the parameter refuses, or a parameter $PARAMS_SOURCE_DESC does not define (see above)" ;;
+	*)	check params fail "the parameter check could not run (see above)" ;;
+	esac
+	return "$rc"
+}
+
+# --- state and restore ------------------------------------------------------------------
+STATE=$STATE_DIR/state
+save_state() {
+	mkdir -p "$STATE_DIR"
+	{
+		echo "stock_loaded_at_start=$1"
+		echo "module=$MODULE"
+		echo "run_dir=$OUT"
+		echo "pid=$$"
+	} >"$STATE"
+}
+
+state_get() { sed -n "s/^$1=//p" "$STATE" 2>/dev/null | head -n1; }
+
+# Is the loaded amdgpu the module under test (not the stock one)?
+ours_loaded() {
+	amdgpu_loaded || return 1
+	local ko=${1:-$MODULE} sv
+	if [ -r "$MOD_SYSFS/srcversion" ] && [ -f "$ko" ]; then
+		sv=$(modinfo -F srcversion "$ko" 2>/dev/null || true)
+		[ -n "$sv" ] && { [ "$(cat "$MOD_SYSFS/srcversion")" = "$sv" ]; return; }
+	fi
+	[ -e "$MOD_SYSFS/parameters/kfd_mp" ] || [ -e "$KFD_DEBUGFS/mp_stats" ]
+}
+
+unload_amdgpu() {
+	local i
+	amdgpu_loaded || return 0
+	for i in 1 2 3 4 5; do
+		rmmod amdgpu 2>/dev/null && break
+		sleep $((i * 2))
+	done
+	! amdgpu_loaded || { echo "testbox: rmmod amdgpu failed: $(cat "$MOD_SYSFS/refcnt" 2>/dev/null) users" >&2; return 1; }
+}
+
+RESTORING=0
+# restore: put the stock driver back as it was at the start. Idempotent: it
+# only acts on what the state file says this runner changed.
+restore() {
+	local detail=() st=ok stock ko i
+	[ "$RESTORING" = 0 ] || return 0
+	RESTORING=1
+	if [ "$DRY" = 1 ]; then
+		step "restore"
+		echo "   [dry-run] would: rmmod amdgpu if the module under test is loaded; modprobe amdgpu if the stock one was loaded at the start; check /dev/kfd"
+		return 0
+	fi
+	if [ ! -f "$STATE" ]; then
+		[ -z "$OUT" ] || printf 'status=ok\ndetail=nothing to restore (no state file %s)\n' "$STATE" >"$OUT/restore.env"
+		return 0
+	fi
+	step "restore the stock driver"
+	stock=$(state_get stock_loaded_at_start)
+	ko=$(state_get module)
+	if ours_loaded "$ko"; then
+		if unload_amdgpu; then detail+=("unloaded the module under test")
+		else st=failed; detail+=("could not unload the module under test (in use?)"); fi
+	fi
+	if [ "$st" = ok ] && [ "$stock" = 1 ]; then
+		if ! amdgpu_loaded; then
+			if modprobe amdgpu; then detail+=("modprobe amdgpu")
+			else st=failed; detail+=("modprobe amdgpu failed"); fi
+		fi
+		for i in $(seq 60); do [ -e /dev/kfd ] && break; sleep 1; done
+		if ours_loaded "$ko"; then st=failed; detail+=("the loaded amdgpu is still the module under test (installed with DKMS?)")
+		elif ! amdgpu_loaded; then st=failed; detail+=("amdgpu is not loaded")
+		elif [ ! -e /dev/kfd ]; then st=failed; detail+=("stock amdgpu loaded but no /dev/kfd after 60 s")
+		else detail+=("stock amdgpu loaded, /dev/kfd present"); fi
+	elif [ "$st" = ok ]; then
+		detail+=("amdgpu was not loaded at the start; left unloaded")
+	fi
+	if [ -n "$OUT" ] && [ -d "$OUT" ]; then
+		printf 'status=%s\ndetail=%s\n' "$st" "$(IFS=';'; echo "${detail[*]}")" >"$OUT/restore.env"
+	fi
+	if [ "$st" = ok ]; then
+		rm -f "$STATE"
+		echo "   restore: ok ($(IFS=';'; echo "${detail[*]}"))"
+	else
+		printf '\n!! RESTORE FAILED: %s\n!! The box runs without the stock driver. By hand: rmmod amdgpu; modprobe amdgpu; or reboot.\n!! State kept in %s; %s tries again.\n' \
+			"$(IFS=';'; echo "${detail[*]}")" "$STATE" "scripts/testbox.sh restore" >&2
+	fi
+	RESTORING=0
+	[ "$st" = ok ]
+}
+
+# --- one configuration --------------------------------------------------------------
+kernel_log_since() {
+	# The kernel log from the last line holding the marker on.
+	dmesg 2>/dev/null | awk -v m="$1" 'index($0, m) { n = 0; buf = "" } { lines[++n] = $0 } END { for (i = 1; i <= n; i++) print lines[i] }' || true
+}
+
+snapshot() {
+	local src=$KFD_DEBUGFS/$1
+	if [ -r "$src" ]; then cat "$src" >"$2" 2>/dev/null || echo "unreadable" >"$2"; else echo "absent" >"$2"; fi
+}
+
+QSAMPLER=
+start_queue_sampler() {
+	local file=$1
+	(
+		while :; do
+			now=$(date +%s)
+			for d in "$KFD_SYSFS"/proc/*/queues; do
+				[ -d "$d" ] || continue
+				pid=$(basename "$(dirname "$d")")
+				printf '%s\t%s\t%s\n' "$now" "$pid" "$(find "$d" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+			done
+			sleep 1
+		done
+	) >>"$file" 2>/dev/null &
+	QSAMPLER=$!
+}
+
+stop_queue_sampler() {
+	[ -z "$QSAMPLER" ] || { kill "$QSAMPLER" 2>/dev/null || true; wait "$QSAMPLER" 2>/dev/null || true; }
+	QSAMPLER=
+}
+
+HARNESS_DIR=$BUILD/testbox-harness
+kfdmp_cmd() {
+	local wl=$1 out=$2
+	local c=("$HARNESS_DIR/kfdmp" --workload "$wl" --procs "$PROCS" --repeat "$REPEAT"
+		--duration "$DURATION" --warmup "$WARMUP" --out "$out")
+	[ -z "$DEVICES" ] || c+=(--devices "$DEVICES")
+	# shellcheck disable=SC2206 # split on purpose: a list of options
+	[ -z "$KFDMP_ARGS" ] || c+=($KFDMP_ARGS)
+	printf '%s\0' "${c[@]}"
+}
+
+TROUBLE_STOP='GPU reset|HWS hang|hws hang|ring .* timeout|Failed to evict|BUG:|Oops'
+STOP_ALL=0
+
+run_config() {
+	local name=$1 params=$2 desc=$3 cdir=$OUT/configs/$1 marker wl wdir rc p i nodes
+	local -a kp argv
+	read -r -a kp <<<"$params"
+	step "configuration $name: ${params:-(defaults)} - $desc"
+	mkdir -p "$cdir"
+	printf 'name=%s\nparams=%s\ndescription=%s\n' "$name" "$params" "$desc" >"$cdir/config.env"
+	if [ "$DRY" = 1 ]; then
+		would rmmod amdgpu
+		would modprobe -a "${DEPENDS:-<the depends of amdgpu.ko>}"
+		would sh -c "echo 'kfdmp-testbox: load $name ${params} run=$RUN_ID' >/dev/kmsg"
+		would insmod "$MODULE" "${kp[@]}"
+		echo "   [dry-run] would wait up to ${LOAD_TIMEOUT}s for /dev/kfd and a gfx9.4.x node; read back $READBACK_PARAMS from $MOD_SYSFS/parameters; require sched_policy=0, mes=0 and every requested value"
+		would sh -c "echo 0 >$KFD_DEBUGFS/mp_stats"
+		echo "   [dry-run] would save $KFD_DEBUGFS/{mp_stats,hqds,rls} to $cdir/*.before and sample $KFD_SYSFS/proc/*/queues every second to $cdir/queues.tsv"
+		for wl in $WORKLOADS; do
+			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl")
+			if [ "$TRACE" = 1 ]; then would "$ROOT/scripts/trace.sh" record "$cdir/$wl/trace" -- "${argv[@]}"
+			else would "${argv[@]}"; fi
+		done
+		[ "$CTEST" = 0 ] || would ctest --test-dir "$HARNESS_DIR" -L scaling --output-on-failure
+		echo "   [dry-run] would save mp_stats/hqds/rls *.after, the kernel log since the marker, and $cdir/status"
+		echo "dry-run" >"$cdir/status"
+		return 0
+	fi
+
+	marker="kfdmp-testbox: load $name ${params} run=$RUN_ID"
+	if ! unload_amdgpu; then
+		echo "failed: could not unload amdgpu" >"$cdir/status"; STOP_ALL=1; return 1
+	fi
+	# amdgpu's dependencies (drm helpers, ttm, gpu-sched, ...) from /lib/modules.
+	# shellcheck disable=SC2086 # a list of module names
+	modprobe -a $DEPENDS || true
+	echo "$marker" >/dev/kmsg
+	echo "   + insmod $MODULE ${params}"
+	if ! insmod "$MODULE" "${kp[@]}"; then
+		kernel_log_since "$marker" >"$cdir/kernel.log"
+		echo "failed: insmod refused ${params:-the module}: $(grep -E 'invalid|unknown parameter|disagrees|Unknown symbol' "$cdir/kernel.log" | tail -n1)" >"$cdir/status"
+		cat "$cdir/status"
+		return 1
+	fi
+	for i in $(seq "$LOAD_TIMEOUT"); do
+		nodes=$(gfx94_nodes)
+		[ -e /dev/kfd ] && [ -n "$nodes" ] && break
+		sleep 1
+	done
+	: >"$cdir/params.effective"
+	for p in $READBACK_PARAMS; do
+		[ -e "$MOD_SYSFS/parameters/$p" ] && printf '%s=%s\n' "$p" "$(param_value "$p")" >>"$cdir/params.effective"
+	done
+	local bad=
+	[ -n "$nodes" ] || bad="no gfx9.4.x node after ${LOAD_TIMEOUT}s"
+	[ "$(param_value sched_policy)" = 0 ] || bad="${bad:+$bad; }sched_policy=$(param_value sched_policy), not 0"
+	[ "$(param_value mes)" = "" ] || [ "$(param_value mes)" = 0 ] || bad="${bad:+$bad; }mes=$(param_value mes), not 0"
+	for p in "${kp[@]}"; do
+		[ "$(param_value "${p%%=*}")" = "${p#*=}" ] || bad="${bad:+$bad; }${p%%=*} reads back '$(param_value "${p%%=*}")', asked ${p#*=}"
+	done
+	if [ -n "$bad" ]; then
+		kernel_log_since "$marker" >"$cdir/kernel.log"
+		echo "failed: $bad" >"$cdir/status"; cat "$cdir/status"; return 1
+	fi
+	sed 's/^/   loaded: /' "$cdir/params.effective"
+	echo 0 >"$KFD_DEBUGFS/mp_stats" 2>/dev/null || echo "   note: could not reset $KFD_DEBUGFS/mp_stats (deltas are used anyway)"
+	for p in mp_stats hqds rls; do snapshot "$p" "$cdir/$p.before"; done
+	: >"$cdir/queues.tsv"
+	start_queue_sampler "$cdir/queues.tsv"
+	local st=ok
+	for wl in $WORKLOADS; do
+		wdir=$cdir/$wl
+		mkdir -p "$wdir/trace"
+		mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$wdir")
+		rc=0
+		if [ "$TRACE" = 1 ]; then
+			echo "   + scripts/trace.sh record $wdir/trace -- $(q "${argv[@]}")"
+			"$ROOT/scripts/trace.sh" record "$wdir/trace" -- "${argv[@]}" || rc=$?
+		else
+			snapshot mp_stats "$wdir/trace/mp_stats.before"
+			echo "   + $(q "${argv[@]}")"
+			"${argv[@]}" || rc=$?
+			snapshot mp_stats "$wdir/trace/mp_stats.after"
+		fi
+		echo "exit_code=$rc" >"$wdir/workload.env"
+		[ "$rc" = 0 ] || st="failed: kfdmp $wl exited $rc"
+		[ "$rc" != 130 ] || { STOP_ALL=1; break; }
+		if kernel_log_since "$marker" | grep -Eq "$TROUBLE_STOP"; then
+			st="failed: the kernel log reports a GPU reset or hang (see kernel.log); stopping the sweep"
+			STOP_ALL=1
+			break
+		fi
+	done
+	if [ "$CTEST" = 1 ] && [ "$STOP_ALL" = 0 ]; then
+		rc=0
+		ctest --test-dir "$HARNESS_DIR" -L scaling --output-on-failure >"$cdir/ctest.log" 2>&1 || rc=$?
+		printf 'exit_code=%s\nsummary=%s\n' "$rc" "$(grep -E 'tests passed' "$cdir/ctest.log" | tail -n1)" >"$cdir/ctest.env"
+	fi
+	stop_queue_sampler
+	for p in mp_stats hqds rls; do snapshot "$p" "$cdir/$p.after"; done
+	kernel_log_since "$marker" >"$cdir/kernel.log"
+	echo "$st" >"$cdir/status"
+	echo "   $name: $st"
+	[ "$st" = ok ]
+}
+
+# --- the run ---------------------------------------------------------------------------
+write_run_env() {
+	local head series
+	head=$(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo unknown)
+	series=$("$ROOT/scripts/tree.sh" series-id 2>/dev/null || echo unknown)
+	{
+		echo "synthetic=0"
+		echo "run_id=$RUN_ID"
+		echo "started_at=$STARTED"
+		echo "host=$(hostname)"
+		echo "kernel=$(uname -r)"
+		echo "kver=$KVER"
+		echo "series_base=$SERIES_BASE"
+		echo "series_id=$series"
+		echo "tree_head=$head"
+		echo "module=$MODULE"
+		echo "module_vermagic=$(modinfo -F vermagic "$MODULE" 2>/dev/null || echo none)"
+		echo "dry_run=$DRY"
+		echo "procs=$PROCS"
+		echo "repeat=$REPEAT"
+		echo "duration=$DURATION"
+		echo "warmup=$WARMUP"
+		echo "trace=$([ "$TRACE" = 1 ] && echo on || echo off)"
+		echo "matrix=${MATRIX#"$ROOT"/}"
+		echo "configs=$(printf '%s\n' "${MATRIX_ROWS[@]}" | cut -f1 | tr '\n' ' ' | sed 's/ $//')"
+		echo "workloads=$WORKLOADS"
+	} >"$OUT/run.env"
+}
+
+on_signal() {
+	trap - INT TERM
+	echo "testbox: interrupted; restoring the stock driver" >&2
+	stop_queue_sampler
+	exit 130
+}
+
+on_exit() {
+	local rc=$?
+	stop_queue_sampler
+	if [ "$DRY" = 0 ] && [ -f "$STATE" ]; then
+		restore || rc=1
+	fi
+	[ -z "${LOCK_FD:-}" ] || flock -u "$LOCK_FD" 2>/dev/null || true
+	exit "$rc"
+}
+
+cmd_run() {
+	local row name params desc failed=0 rc
+	RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+	STARTED=$(date -u +%FT%TZ)
+	if [ -z "$OUT" ]; then
+		if [ "$DRY" = 1 ]; then OUT=$BUILD/testbox/dry-run; else OUT=$BUILD/testbox/$RUN_ID; fi
+	fi
+	# A dry run starts from an empty directory; it never deletes one it
+	# did not make.
+	if [ "$DRY" = 1 ] && [ -d "$OUT" ]; then
+		if [ -f "$OUT/run.env" ] && grep -q '^dry_run=1$' "$OUT/run.env"; then rm -rf "$OUT"
+		elif [ -n "$(ls -A "$OUT")" ]; then die "--out $OUT is not empty and not an earlier dry run"; fi
+	fi
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd)
+	CHECKS_FILE=$OUT/box-checks.tsv
+	: >"$CHECKS_FILE"
+	echo "testbox: run $RUN_ID -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is built, loaded or measured)')"
+	load_matrix
+	step "matrix ${MATRIX#"$ROOT"/}: ${#MATRIX_ROWS[@]} configurations"
+	printf '   %s\n' "${MATRIX_ROWS[@]//$'\t'/ | }"
+
+	check_box
+	step "build"
+	if [ "$DO_BUILD" = 1 ]; then
+		if [ "$DRY" = 1 ]; then
+			would make -C "$ROOT" modules KVER="$KVER"
+		else
+			MODULE=$(make -s -C "$ROOT" modules KVER="$KVER" | tail -n1)
+			[ -f "$MODULE" ] || die "make modules did not print a module path"
+		fi
+	else
+		echo "   using $MODULE (--no-build/--module)"
+	fi
+	if [ -f "$MODULE" ]; then
+		local vm
+		DEPENDS=$(modinfo -F depends "$MODULE" | tr , ' ')
+		vm=$(modinfo -F vermagic "$MODULE" | awk '{print $1}')
+		if [ "$vm" = "$KVER" ]; then check module ok "$MODULE, vermagic $vm"
+		elif [ "$DRY" = 1 ] && [ "$DO_BUILD" = 1 ]; then check module info "$MODULE exists with vermagic $vm; the run rebuilds it for $KVER"
+		else check module fail "$MODULE has vermagic $vm, not $KVER"; fi
+	else
+		check module "$([ "$DRY" = 1 ] && echo info || echo fail)" "no module at $MODULE yet ($([ "$DO_BUILD" = 1 ] && echo 'make modules builds it' || echo 'give --module'))"
+	fi
+	if [ "$DRY" = 1 ]; then
+		validate_params || failed=1
+	else
+		validate_params --strict || failed=1
+	fi
+	step "harness"
+	if [ "$DRY" = 1 ]; then
+		would cmake -S "$ROOT/tests/harness" -B "$HARNESS_DIR" -DKFDMP_GPU="${KFDMP_GPU:-auto}"
+		would cmake --build "$HARNESS_DIR" -j"$JOBS"
+	else
+		if ! { cmake -S "$ROOT/tests/harness" -B "$HARNESS_DIR" -DKFDMP_GPU="${KFDMP_GPU:-auto}" &&
+			cmake --build "$HARNESS_DIR" -j"$JOBS"; } >"$OUT/harness-build.log" 2>&1; then
+			check harness fail "harness build failed (see $OUT/harness-build.log)"
+		fi
+		[ -x "$HARNESS_DIR/kfdmp-worker" ] || check harness fail "no kfdmp-worker in $HARNESS_DIR: the harness has no GPU backend (hipcc for gfx942 needs ROCm >= 6)"
+	fi
+	write_run_env
+
+	if [ "$DRY" = 0 ]; then
+		if [ "$CHECK_FAILS" -gt 0 ] || [ "$failed" = 1 ]; then
+			echo "testbox: $CHECK_FAILS box check(s) failed; nothing was loaded" >&2
+			exit 1
+		fi
+		mkdir -p "$(dirname "$STATE_DIR")"
+		exec {LOCK_FD}>"$STATE_DIR.lock"
+		flock -n "$LOCK_FD" || die "another testbox run holds $STATE_DIR.lock"
+		if [ -f "$STATE" ]; then
+			echo "testbox: a previous run left $STATE; restoring first"
+			restore || die "restore of the previous run failed"
+		fi
+		trap on_exit EXIT
+		trap on_signal INT TERM
+		save_state "$(amdgpu_loaded && ! ours_loaded && echo 1 || echo 0)"
+	fi
+
+	for row in "${MATRIX_ROWS[@]}"; do
+		# Not `read`: a tab is IFS white space, and an empty field would vanish.
+		name=${row%%$'\t'*} params=${row#*$'\t'}
+		desc=${params#*$'\t'} params=${params%%$'\t'*}
+		run_config "$name" "$params" "$desc" || failed=1
+		[ "$STOP_ALL" = 0 ] || { echo "testbox: stopping the sweep after $name" >&2; break; }
+	done
+
+	restore || failed=1
+	echo "finished_at=$(date -u +%FT%TZ)" >>"$OUT/run.env"
+	step "report"
+	if [ "$REPORT" = 0 ]; then
+		echo "   skipped (--no-report); later: scripts/testbox.sh report $OUT"
+	elif [ "$DRY" = 1 ]; then
+		echo "   dry run: the run directory $OUT holds no measurement; reporting the recorded run ${SAMPLE#"$ROOT"/} instead"
+		rc=0
+		python3 "$REPORT_PY" "$SAMPLE" --out "$OUT/report-from-sample" --check || rc=$?
+		[ "$rc" = 0 ] || { echo "testbox: the report generator failed on $SAMPLE" >&2; failed=1; }
+	else
+		python3 "$REPORT_PY" "$OUT" --check || failed=1
+	fi
+	if [ "$DRY" = 1 ]; then
+		echo
+		echo "testbox: dry run done: $CHECK_FAILS box check(s) would refuse a real run on this machine; $OUT/box-checks.tsv"
+	fi
+	[ "$failed" = 0 ]
+}
+
+# --- DKMS -----------------------------------------------------------------------------------
+dkms_version() {
+	local head
+	head=$(git -C "$TREE" rev-parse --short=10 HEAD 2>/dev/null) || die "no prepared tree at $TREE (make tree)"
+	echo "$SERIES_BASE-kfdmp.$head"
+}
+
+cmd_dkms_stage() {
+	local dir=$1 ver
+	[ -n "$dir" ] || die "usage: $0 dkms-stage DIR"
+	git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1 || die "no prepared tree at $TREE (make tree)"
+	ver=$(dkms_version)
+	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no -- drivers/gpu/drm/amd)" ] ||
+		note "warning: $TREE has uncommitted changes under drivers/gpu/drm/amd; staging HEAD without them"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	git -C "$TREE" archive --format=tar HEAD drivers/gpu/drm/amd | tar -x -C "$dir"
+	cp "$ROOT/Kbuild" "$dir/Kbuild"
+	sed -e "s/^PACKAGE_NAME=.*/PACKAGE_NAME=\"$DKMS_NAME\"/" \
+		-e "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$ROOT/dkms.conf" >"$dir/dkms.conf"
+	{
+		echo "tree_head=$(git -C "$TREE" rev-parse HEAD)"
+		echo "series_base=$SERIES_BASE"
+		echo "series=$(git -C "$TREE" log --format='%h %s' "$BASE_TAG..HEAD" | tr '\n' ';')"
+		echo "staged_at=$(date -u +%FT%TZ)"
+	} >"$dir/kfdmp-stage.env"
+	note "staged $DKMS_NAME $ver in $dir ($(du -sh "$dir" | cut -f1))"
+}
+
+cmd_dkms_install() {
+	local ver dst
+	ver=$(dkms_version)
+	dst=/usr/src/$DKMS_NAME-$ver
+	if [ "${DRY_RUN:-0}" = 1 ]; then
+		DRY=1
+		echo "dkms-install (DRY_RUN=1): would"
+		echo "   stage $TREE HEAD (drivers/gpu/drm/amd), Kbuild and dkms.conf in $dst (scripts/testbox.sh dkms-stage $dst)"
+		would dkms add -m "$DKMS_NAME" -v "$ver"
+		would dkms build -m "$DKMS_NAME" -v "$ver" -k "$KVER"
+		would dkms install -m "$DKMS_NAME" -v "$ver" -k "$KVER"
+		echo "   then: modprobe amdgpu loads $DKMS_NAME from /lib/modules/$KVER/updates/dkms; remove with make dkms-remove"
+		return 0
+	fi
+	[ "$(id -u)" = 0 ] || die "dkms-install needs root"
+	command -v dkms >/dev/null || die "dkms is missing (apt-get install dkms)"
+	[[ $KVER == "$SERIES_MAJMIN".* ]] || die "KVER=$KVER is not a $SERIES_MAJMIN kernel"
+	if [ -e "$dst" ]; then
+		[ "${FORCE:-0}" = 1 ] || die "$dst exists (FORCE=1 removes $DKMS_NAME/$ver from DKMS and stages again)"
+		dkms remove -m "$DKMS_NAME" -v "$ver" --all || true
+		rm -rf "$dst"
+	fi
+	cmd_dkms_stage "$dst"
+	dkms add -m "$DKMS_NAME" -v "$ver"
+	dkms build -m "$DKMS_NAME" -v "$ver" -k "$KVER"
+	dkms install -m "$DKMS_NAME" -v "$ver" -k "$KVER"
+	note "installed: the next modprobe amdgpu (and boot) loads the patched module; check: modinfo -n amdgpu"
+	note "if the initramfs holds amdgpu (lsinitramfs /boot/initrd.img-$KVER | grep amdgpu): update-initramfs -u -k $KVER"
+}
+
+cmd_dkms_remove() {
+	local ver
+	ver=$(dkms_version)
+	if [ "${DRY_RUN:-0}" = 1 ]; then
+		DRY=1
+		would dkms remove -m "$DKMS_NAME" -v "$ver" --all
+		would rm -rf "/usr/src/$DKMS_NAME-$ver"
+		return 0
+	fi
+	dkms remove -m "$DKMS_NAME" -v "$ver" --all
+	rm -rf "/usr/src/$DKMS_NAME-$ver"
+}
+
+# --- main ----------------------------------------------------------------------------------------
+case ${1:-} in
+run|check|list|validate) CMD=$1; shift ;;
+report) shift; [ $# -ge 1 ] || die "usage: $0 report RUN_DIR [OUT_DIR]"
+	exec python3 "$REPORT_PY" "$1" ${2:+--out "$2"} --check ;;
+restore) shift; parse_options "$@"; DRY=0; OUT=$(state_get run_dir); [ -d "$OUT" ] || OUT=
+	restore; exit ;;
+dkms-stage) shift; cmd_dkms_stage "${1:-}"; exit ;;
+dkms-install) cmd_dkms_install; exit ;;
+dkms-remove) cmd_dkms_remove; exit ;;
+-h|--help|help) usage; exit 0 ;;
+esac
+parse_options "$@"
+case $CMD in
+run) cmd_run ;;
+check) check_box; [ "$CHECK_FAILS" = 0 ] ;;
+list) load_matrix; printf '%s\n' "${MATRIX_ROWS[@]}" ;;
+validate) load_matrix; if [ "$DRY" = 1 ]; then validate_params; else validate_params --strict; fi ;;
+esac
