@@ -5,11 +5,14 @@
  */
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_placement.h>
 
 #include "amdgpu.h"
 #include "kfd_device_queue_manager.h"
 #include "kfd_mp.h"
 #include "kfd_mp_param.h"
+#include "kfd_mp_slots.h"
 #include "kfd_priv.h"
 #include "kfd_trace.h"
 
@@ -29,6 +32,153 @@ MODULE_PARM_DESC(kfd_mp,
 bool kfd_mp_enabled(void)
 {
 	return kfd_mp_master.value;
+}
+
+static const char * const kfd_mp_slot_policies[] = {
+	[KFD_MP_SLOT_DEFAULT] = "default",
+	[KFD_MP_SLOT_FIRST_FIT] = "first-fit",
+	[KFD_MP_SLOT_PID] = "pid",
+	[KFD_MP_SLOT_INDEX] = "index",
+	NULL
+};
+
+static struct kfd_mp_choice_param kfd_mp_slot_policy_param = {
+	.name = "kfd_queue_slot_policy", .choices = kfd_mp_slot_policies,
+};
+module_param_cb(kfd_queue_slot_policy, &kfd_mp_choice_ops,
+		&kfd_mp_slot_policy_param, 0644);
+MODULE_PARM_DESC(kfd_queue_slot_policy,
+		 "Queue slots of CP queues: default (first-fit, or index with kfd_mp=1), first-fit (stock), pid (range from PID), index (range from a per-device process index); applies to queues created after a change");
+
+static struct kfd_mp_uint_param kfd_mp_slot_range_param = {
+	.name = "kfd_queue_slot_range", .min = 1,
+	.max = KFD_MAX_NUM_OF_QUEUES_PER_PROCESS, .power_of_2 = true,
+	.value = 8,
+};
+module_param_cb(kfd_queue_slot_range, &kfd_mp_uint_ops,
+		&kfd_mp_slot_range_param, 0444);
+MODULE_PARM_DESC(kfd_queue_slot_range,
+		 "Queue slots per process range for kfd_queue_slot_policy pid and index: a power of 2 in 1..1024 (default 8)");
+
+static struct kfd_mp_choice_param kfd_mp_db_policy_param = {
+	.name = "kfd_doorbell_placement", .choices = kfd_mp_slot_policies,
+};
+module_param_cb(kfd_doorbell_placement, &kfd_mp_choice_ops,
+		&kfd_mp_db_policy_param, 0644);
+MODULE_PARM_DESC(kfd_doorbell_placement,
+		 "Place of a process's doorbell page on the doorbell BAR: default (first-fit, or index with kfd_mp=1), first-fit (stock), pid (slot from PID), index (slot from the per-device process index); not with MES; applies to processes that open the device after a change");
+
+/* Per-device state of the multi-process policies. */
+struct kfd_mp_dev {
+	struct kfd_mp_index_alloc index;
+	struct kfd_mp_db_layout db;	/* no slots with MES */
+};
+
+/* How a process's doorbell page was placed (kfd_doorbell_bo_alloc). */
+enum kfd_mp_db_outcome {
+	KFD_MP_DB_FIRST_FIT,	/* policy off: stock */
+	KFD_MP_DB_PLACED,	/* at its slot */
+	KFD_MP_DB_FALLBACK,	/* no slot, or slot taken: first-fit */
+};
+
+static enum kfd_mp_slot_policy kfd_mp_slot_policy(void)
+{
+	return kfd_mp_choice_effective(&kfd_mp_slot_policy_param,
+				       kfd_mp_enabled(), KFD_MP_SLOT_FIRST_FIT,
+				       KFD_MP_SLOT_INDEX);
+}
+
+static enum kfd_mp_slot_policy kfd_mp_db_policy(void)
+{
+	return kfd_mp_choice_effective(&kfd_mp_db_policy_param,
+				       kfd_mp_enabled(), KFD_MP_SLOT_FIRST_FIT,
+				       KFD_MP_SLOT_INDEX);
+}
+
+/* First byte after a kernel doorbell BO on the doorbell BAR. */
+static u64 kfd_mp_db_bo_end(struct amdgpu_bo *bo)
+{
+	return bo ? amdgpu_bo_gpu_offset_no_check(bo) + amdgpu_bo_size(bo) : 0;
+}
+
+/*
+ * The slots for process doorbell pages: whole process slices between the
+ * doorbells the kernel holds (amdgpu's kernel doorbells, KFD's own page,
+ * both allocated by now) and the end of the doorbell BAR.
+ */
+static void kfd_mp_db_init(struct kfd_dev *kfd)
+{
+	struct amdgpu_device *adev = kfd->adev;
+	struct kfd_mp_db_layout *l = &kfd->mp->db;
+	bool on = kfd_mp_db_policy() != KFD_MP_SLOT_FIRST_FIT;
+	u64 reserved;
+
+	if (kfd->shared_resources.enable_mes) {
+		if (on)
+			dev_info(adev->dev,
+				 "kfd_doorbell_placement does not apply with MES\n");
+		return;
+	}
+	reserved = max(kfd_mp_db_bo_end(adev->doorbell.kernel_doorbells),
+		       kfd_mp_db_bo_end(kfd->doorbells));
+	if (kfd_mp_db_layout_init(l, adev->doorbell.size, reserved,
+				  kfd_doorbell_process_slice(kfd), PAGE_SIZE))
+		dev_warn(adev->dev,
+			 "kfd_doorbell_placement: no slots (BAR %llu bytes, kernel doorbells end at %llu)\n",
+			 (u64)adev->doorbell.size, reserved);
+	else if (on)
+		dev_info(adev->dev,
+			 "kfd_doorbell_placement: %u slots of %llu bytes from 0x%llx\n",
+			 l->nslots, l->slice, l->base);
+}
+
+/**
+ * kfd_mp_dev_init - set up the multi-process state of a device
+ * @kfd: the device, its doorbells initialised
+ *
+ * Without memory for it the policies of this device stay first-fit.
+ */
+void kfd_mp_dev_init(struct kfd_dev *kfd)
+{
+	BUILD_BUG_ON(KFD_MP_INDEX_MAX < KFD_MAX_NUM_OF_QUEUES_PER_PROCESS);
+
+	kfd->mp = kzalloc(sizeof(*kfd->mp), GFP_KERNEL);
+	if (!kfd->mp)
+		return;
+	kfd_mp_index_init(&kfd->mp->index, KFD_MP_INDEX_MAX);
+	kfd_mp_db_init(kfd);
+}
+
+/**
+ * kfd_mp_dev_fini - free the multi-process state of a device
+ * @kfd: the device; no process holds an index on it any more
+ */
+void kfd_mp_dev_fini(struct kfd_dev *kfd)
+{
+	kfree(kfd->mp);
+	kfd->mp = NULL;
+}
+
+/* The process's index on the device of @pdd, taken on first use. */
+static int kfd_mp_pdd_index(struct kfd_process_device *pdd)
+{
+	struct kfd_mp_dev *mp = pdd->dev->kfd->mp;
+
+	if (!mp)
+		return -ENODEV;
+	return kfd_mp_index_get(&mp->index, &pdd->mp_index);
+}
+
+/**
+ * kfd_mp_pdd_release - the process leaves the device: give its index back
+ * @pdd: the process on the device, its queues and doorbells freed
+ */
+void kfd_mp_pdd_release(struct kfd_process_device *pdd)
+{
+	struct kfd_mp_dev *mp = pdd->dev->kfd->mp;
+
+	if (mp)
+		kfd_mp_index_put(&mp->index, &pdd->mp_index);
 }
 
 static void kfd_mp_dqm_load(struct device_queue_manager *dqm,
@@ -99,6 +249,90 @@ static pid_t kfd_mp_pid(struct kfd_process_device *pdd)
 }
 
 /**
+ * kfd_mp_queue_slot - choose the queue slot (queue ID) of a new queue
+ * @pdd: the process on the queue's node
+ * @bitmap: the process's queue slots, KFD_MAX_NUM_OF_QUEUES_PER_PROCESS
+ *	    bits, locked by the caller
+ *
+ * Under kfd_queue_slot_policy pid or index the process's range is searched
+ * first, then the whole bitmap as stock does. The bit is not set.
+ *
+ * Return: the slot, or KFD_MAX_NUM_OF_QUEUES_PER_PROCESS if none is free.
+ */
+unsigned int kfd_mp_queue_slot(struct kfd_process_device *pdd,
+			       const unsigned long *bitmap)
+{
+	enum kfd_mp_slot_policy policy = kfd_mp_slot_policy();
+	struct kfd_mp_stats *st = &pdd->dev->dqm->mp_stats;
+	enum kfd_mp_slot_outcome outcome;
+	unsigned int base = 0, size = 0, slot;
+	int index = KFD_MP_NO_INDEX;
+
+	if (policy == KFD_MP_SLOT_FIRST_FIT)
+		return find_first_zero_bit(bitmap,
+					   KFD_MAX_NUM_OF_QUEUES_PER_PROCESS);
+
+	if (policy == KFD_MP_SLOT_INDEX)
+		index = kfd_mp_pdd_index(pdd);
+	if (!kfd_mp_slot_range(policy, kfd_mp_pid(pdd), index,
+			       KFD_MAX_NUM_OF_QUEUES_PER_PROCESS,
+			       kfd_mp_slot_range_param.value, &base))
+		size = kfd_mp_slot_range_param.value;
+
+	slot = kfd_mp_slot_find(bitmap, KFD_MAX_NUM_OF_QUEUES_PER_PROCESS,
+				base, size, &outcome);
+	switch (outcome) {
+	case KFD_MP_SLOT_HIT:
+		kfd_mp_stats_add(st, KFD_MP_SLOT_RANGE_HITS, 1);
+		break;
+	case KFD_MP_SLOT_COLLISION:
+		kfd_mp_stats_add(st, KFD_MP_SLOT_COLLISIONS, 1);
+		fallthrough;
+	case KFD_MP_SLOT_NO_RANGE:
+		kfd_mp_stats_add(st, KFD_MP_SLOT_FALLBACKS, 1);
+		break;
+	case KFD_MP_SLOT_FULL:
+		break;
+	}
+	return slot;
+}
+
+/**
+ * kfd_mp_doorbell_id - choose the doorbell ID of a new SOC15 CP queue
+ * @qpd: the process on the queue's node; its doorbell bitmap is locked by
+ *	 the caller (dqm_lock)
+ * @q: the queue, with its queue ID
+ *
+ * Under kfd_queue_slot_policy pid or index a compute queue's doorbell ID
+ * is its queue ID when that doorbell is neither taken nor reserved (SDMA,
+ * IH, VCN: see init_doorbell_bitmap()), so the queue's doorbell offset in
+ * the process's doorbell page follows the queue slot. Otherwise, and for
+ * other queue types, the first free ID as stock does. The bit is not set.
+ *
+ * Return: the ID, or KFD_MAX_NUM_OF_QUEUES_PER_PROCESS if none is free.
+ */
+unsigned int kfd_mp_doorbell_id(struct qcm_process_device *qpd,
+				struct queue *q)
+{
+	enum kfd_mp_slot_policy policy = kfd_mp_slot_policy();
+	unsigned int id;
+	bool followed;
+
+	if (q->properties.type != KFD_QUEUE_TYPE_COMPUTE ||
+	    (policy != KFD_MP_SLOT_PID && policy != KFD_MP_SLOT_INDEX))
+		return find_first_zero_bit(qpd->doorbell_bitmap,
+					   KFD_MAX_NUM_OF_QUEUES_PER_PROCESS);
+
+	id = kfd_mp_slot_follow(qpd->doorbell_bitmap,
+				KFD_MAX_NUM_OF_QUEUES_PER_PROCESS,
+				q->properties.queue_id, &followed);
+	kfd_mp_stats_add(&qpd->dqm->mp_stats,
+			 followed ? KFD_MP_DOORBELL_FOLLOWS :
+			 KFD_MP_DOORBELL_FALLBACKS, 1);
+	return id;
+}
+
+/**
  * kfd_mp_queue_created - a user queue was created
  * @pdd: the process on the queue's node
  * @q: the queue, with its ID and doorbell assigned
@@ -124,22 +358,110 @@ void kfd_mp_queue_destroyed(struct kfd_process_device *pdd, struct queue *q)
 				q->properties.doorbell_off);
 }
 
+/*
+ * Move a pinned doorbell BO, reserved by the caller, to @offset on the
+ * doorbell BAR if that range is free. TTM_PL_FLAG_DESIRED keeps
+ * ttm_bo_mem_space() from evicting anything for it: a taken range fails
+ * with -ENOSPC and the BO stays where it is. Doorbell BOs hold no data,
+ * so the move only swaps the resource (as amdgpu_bo_move() does for
+ * AMDGPU_PL_DOORBELL); the new resource goes on the pinned list since
+ * the BO is pinned.
+ */
+static int kfd_mp_db_move(struct amdgpu_bo *bo, u64 offset)
+{
+	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
+	struct ttm_place place = {
+		.fpfn = offset >> PAGE_SHIFT,
+		.lpfn = (offset + amdgpu_bo_size(bo)) >> PAGE_SHIFT,
+		.mem_type = AMDGPU_PL_DOORBELL,
+		.flags = TTM_PL_FLAG_DESIRED,
+	};
+	struct ttm_placement placement = {
+		.num_placement = 1, .placement = &place,
+	};
+	struct ttm_resource *res;
+	int r;
+
+	r = ttm_bo_mem_space(&bo->tbo, &placement, &res, &ctx);
+	if (r)
+		return r;
+	ttm_bo_move_null(&bo->tbo, res);
+	return 0;
+}
+
+/*
+ * Put the doorbell BO of @pdd, just allocated first-fit and not mapped
+ * yet, at the slot kfd_doorbell_placement chooses. A BO that cannot move
+ * stays at its first-fit place, so no allocation stock satisfies fails.
+ */
+static enum kfd_mp_db_outcome kfd_mp_db_place(struct kfd_process_device *pdd,
+					      int *slot_out)
+{
+	enum kfd_mp_slot_policy policy = kfd_mp_db_policy();
+	enum kfd_mp_db_outcome outcome = KFD_MP_DB_FALLBACK;
+	struct amdgpu_bo *bo = pdd->qpd.proc_doorbells;
+	struct kfd_dev *kfd = pdd->dev->kfd;
+	struct kfd_mp_dev *mp = kfd->mp;
+	int index = KFD_MP_NO_INDEX;
+	u64 target;
+	u32 slot = 0;
+
+	*slot_out = -1;
+	if (policy == KFD_MP_SLOT_FIRST_FIT || kfd->shared_resources.enable_mes)
+		return KFD_MP_DB_FIRST_FIT;
+
+	if (policy == KFD_MP_SLOT_INDEX)
+		index = kfd_mp_pdd_index(pdd);
+	if (mp && !kfd_mp_db_slot(&mp->db, policy, kfd_mp_pid(pdd), index,
+				  &slot) &&
+	    !kfd_mp_db_slot_offset(&mp->db, slot, &target) &&
+	    !amdgpu_bo_reserve(bo, true)) {
+		switch (kfd_mp_db_step(amdgpu_bo_gpu_offset_no_check(bo),
+				       target, mp->db.slice)) {
+		case KFD_MP_DB_KEEP_PLACED:
+			outcome = KFD_MP_DB_PLACED;
+			break;
+		case KFD_MP_DB_TRY_MOVE:
+			if (!kfd_mp_db_move(bo, target))
+				outcome = KFD_MP_DB_PLACED;
+			break;
+		case KFD_MP_DB_KEEP_FALLBACK:
+			break;
+		}
+		amdgpu_bo_unreserve(bo);
+	}
+
+	if (outcome == KFD_MP_DB_PLACED)
+		*slot_out = slot;
+	kfd_mp_stats_add(&pdd->dev->dqm->mp_stats,
+			 outcome == KFD_MP_DB_PLACED ?
+			 KFD_MP_DOORBELL_BO_PLACED : KFD_MP_DOORBELL_BO_FALLBACKS,
+			 1);
+	return outcome;
+}
+
 /**
  * kfd_mp_doorbells_allocated - a process got its doorbell BO on a device
  * @pdd: the process on the device
+ *
+ * Places the BO as kfd_doorbell_placement asks, before it is mapped.
  */
 void kfd_mp_doorbells_allocated(struct kfd_process_device *pdd)
 {
 	struct kfd_dev *kfd = pdd->dev->kfd;
+	enum kfd_mp_db_outcome outcome;
 	u32 index;
+	int slot;
 
+	outcome = kfd_mp_db_place(pdd, &slot);
 	if (!trace_kfd_doorbell_bo_alloc_enabled())
 		return;
 	index = amdgpu_doorbell_index_on_bar(kfd->adev, pdd->qpd.proc_doorbells,
 					     0, kfd->device_info.doorbell_size);
 	trace_kfd_doorbell_bo_alloc(kfd_mp_pid(pdd), pdd->process->pasid,
 				    pdd->dev->id, (u64)index * sizeof(u32),
-				    kfd_doorbell_process_slice(kfd));
+				    kfd_doorbell_process_slice(kfd), slot,
+				    outcome);
 }
 
 #if defined(CONFIG_DEBUG_FS)

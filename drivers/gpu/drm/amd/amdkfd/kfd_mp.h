@@ -13,7 +13,9 @@
 #include <linux/types.h>
 
 struct device_queue_manager;
+struct kfd_dev;
 struct kfd_process_device;
+struct qcm_process_device;
 struct queue;
 struct seq_file;
 
@@ -26,6 +28,14 @@ void kfd_mp_unmap_done(struct device_queue_manager *dqm, int filter,
 void kfd_mp_queue_created(struct kfd_process_device *pdd, struct queue *q);
 void kfd_mp_queue_destroyed(struct kfd_process_device *pdd, struct queue *q);
 void kfd_mp_doorbells_allocated(struct kfd_process_device *pdd);
+
+void kfd_mp_dev_init(struct kfd_dev *kfd);
+void kfd_mp_dev_fini(struct kfd_dev *kfd);
+void kfd_mp_pdd_release(struct kfd_process_device *pdd);
+unsigned int kfd_mp_queue_slot(struct kfd_process_device *pdd,
+			       const unsigned long *bitmap);
+unsigned int kfd_mp_doorbell_id(struct qcm_process_device *qpd,
+				struct queue *q);
 
 int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
 int kfd_debugfs_mp_stats_reset(const char *buf);

@@ -2,6 +2,7 @@
 /*
  * Load-time switches of the multi-process series; see kfd_mp_param.h.
  */
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -58,8 +59,10 @@ int kfd_mp_uint_check(const struct kfd_mp_uint_param *p, unsigned int v)
 int kfd_mp_choice_effective(const struct kfd_mp_choice_param *p,
 			    bool master, int stock, int enabled)
 {
-	if (p->value)
-		return p->value;
+	int v = READ_ONCE(p->value);	/* may change at run time (0644) */
+
+	if (v)
+		return v;
 	return master ? enabled : stock;
 }
 
@@ -70,7 +73,7 @@ static int kfd_mp_choice_set(const char *val, const struct kernel_param *kp)
 	int i = kfd_mp_choice_parse(p->choices, val);
 
 	if (i >= 0) {
-		p->value = i;
+		WRITE_ONCE(p->value, i);
 		return 0;
 	}
 	for (i = 0; p->choices[i]; i++) {
@@ -87,7 +90,7 @@ static int kfd_mp_choice_get(char *buffer, const struct kernel_param *kp)
 {
 	const struct kfd_mp_choice_param *p = kp->arg;
 
-	return sysfs_emit(buffer, "%s\n", p->choices[p->value]);
+	return sysfs_emit(buffer, "%s\n", p->choices[READ_ONCE(p->value)]);
 }
 
 const struct kernel_param_ops kfd_mp_choice_ops = {

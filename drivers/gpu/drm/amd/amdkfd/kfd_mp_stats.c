@@ -19,6 +19,13 @@ static const char * const kfd_mp_counter_names[KFD_MP_NR_COUNTERS] = {
 	[KFD_MP_OVERSUB_PROCESSES] = "oversub_processes",
 	[KFD_MP_OVERSUB_QUEUES] = "oversub_queues",
 	[KFD_MP_OVERSUB_GWS] = "oversub_gws",
+	[KFD_MP_SLOT_RANGE_HITS] = "slot_range_hits",
+	[KFD_MP_SLOT_COLLISIONS] = "slot_collisions",
+	[KFD_MP_SLOT_FALLBACKS] = "slot_fallbacks",
+	[KFD_MP_DOORBELL_FOLLOWS] = "doorbell_id_follows",
+	[KFD_MP_DOORBELL_FALLBACKS] = "doorbell_id_fallbacks",
+	[KFD_MP_DOORBELL_BO_PLACED] = "doorbell_bo_placed",
+	[KFD_MP_DOORBELL_BO_FALLBACKS] = "doorbell_bo_fallbacks",
 };
 
 static const char * const kfd_mp_hist_names[KFD_MP_NR_HISTS] = {

@@ -32,6 +32,13 @@ enum kfd_mp_counter {
 	KFD_MP_OVERSUB_PROCESSES,	/* ... processes > max_proc_per_quantum */
 	KFD_MP_OVERSUB_QUEUES,		/* ... active CP queues > HW queues */
 	KFD_MP_OVERSUB_GWS,		/* ... more than one GWS queue */
+	KFD_MP_SLOT_RANGE_HITS,		/* queue slots found in the range */
+	KFD_MP_SLOT_COLLISIONS,		/* ... range full (slots taken) */
+	KFD_MP_SLOT_FALLBACKS,		/* ... first-fit used instead */
+	KFD_MP_DOORBELL_FOLLOWS,	/* doorbell ID = queue slot */
+	KFD_MP_DOORBELL_FALLBACKS,	/* ... taken or reserved: first-fit */
+	KFD_MP_DOORBELL_BO_PLACED,	/* doorbell pages at their slot */
+	KFD_MP_DOORBELL_BO_FALLBACKS,	/* ... no slot or taken: first-fit */
 	KFD_MP_NR_COUNTERS
 };
 

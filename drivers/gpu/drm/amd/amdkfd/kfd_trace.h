@@ -73,16 +73,23 @@ DEFINE_EVENT(kfd_queue, kfd_queue_destroy,
 	TP_ARGS(pid, pasid, gpu_id, queue_id, type, doorbell_id, doorbell_off)
 );
 
-/* offset: byte offset of the process's doorbell BO on the doorbell BAR */
+/*
+ * offset: byte offset of the process's doorbell BO on the doorbell BAR;
+ * slot: its kfd_doorbell_placement slot, -1 if not at one;
+ * placement: first-fit (policy off), placed, or fallback (first-fit)
+ */
 TRACE_EVENT(kfd_doorbell_bo_alloc,
-	TP_PROTO(pid_t pid, u32 pasid, u32 gpu_id, u64 offset, u32 size),
-	TP_ARGS(pid, pasid, gpu_id, offset, size),
+	TP_PROTO(pid_t pid, u32 pasid, u32 gpu_id, u64 offset, u32 size,
+		 int slot, int placement),
+	TP_ARGS(pid, pasid, gpu_id, offset, size, slot, placement),
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(u32, pasid)
 		__field(u32, gpu_id)
 		__field(u64, offset)
 		__field(u32, size)
+		__field(int, slot)
+		__field(int, placement)
 	),
 	TP_fast_assign(
 		__entry->pid = pid;
@@ -90,10 +97,15 @@ TRACE_EVENT(kfd_doorbell_bo_alloc,
 		__entry->gpu_id = gpu_id;
 		__entry->offset = offset;
 		__entry->size = size;
+		__entry->slot = slot;
+		__entry->placement = placement;
 	),
-	TP_printk("pid=%d pasid=0x%x gpu_id=%u offset=0x%llx size=%u",
+	TP_printk("pid=%d pasid=0x%x gpu_id=%u offset=0x%llx size=%u slot=%d placement=%s",
 		  __entry->pid, __entry->pasid, __entry->gpu_id,
-		  __entry->offset, __entry->size)
+		  __entry->offset, __entry->size, __entry->slot,
+		  __print_symbolic(__entry->placement,
+				   { 0, "first-fit" }, { 1, "placed" },
+				   { 2, "fallback" }))
 );
 
 TRACE_EVENT(kfd_runlist_submit,
