@@ -43,6 +43,8 @@
 #                      module if it exists, else the series), modinfo, series
 #   --load-timeout S   wait for /dev/kfd and the GPU node after insmod (120)
 #   --no-report        do not generate the report at the end
+#   --harness-dir DIR  use the kfdmp harness built in DIR (default: build it in
+#                      build/testbox-harness)
 #
 # Environment: KVER (default $(uname -r)), BUILD, TREE, JOBS (scripts/lib.sh);
 # KFDMP_GPU (harness backend, default auto). Exit status: 0 ok; 1 a check,
@@ -59,9 +61,13 @@ KVER=${KVER:-$(uname -r)}
 REPORT_PY=$ROOT/scripts/report/testbox_report.py
 PARAMS_PY=$ROOT/scripts/report/kfdmp_params.py
 STATE_DIR=${KFDMP_TESTBOX_STATE:-/run/kfdmp-testbox}
-KFD_SYSFS=${KFD_SYSFS:-/sys/class/kfd/kfd}
-KFD_DEBUGFS=${KFD_DEBUGFS:-/sys/kernel/debug/kfd}
-MOD_SYSFS=/sys/module/amdgpu
+# Where the driver shows itself. The KFDMP_* overrides exist for
+# tests/testbox/mock-box-test.sh, which runs the real path on a fake box.
+KFD_SYSFS=${KFDMP_KFD_SYSFS:-/sys/class/kfd/kfd}
+KFD_DEBUGFS=${KFDMP_KFD_DEBUGFS:-/sys/kernel/debug/kfd}
+KFD_DEV=${KFDMP_KFD_DEV:-/dev/kfd}
+KMSG=${KFDMP_KMSG:-/dev/kmsg}
+MOD_SYSFS=${KFDMP_MOD_SYSFS:-/sys/module/amdgpu}
 SERIES_BASE=${LINUX_SOURCE_VERSION%%-*}
 SERIES_MAJMIN=${SERIES_BASE%.*}
 DKMS_NAME=amdgpu-kfdmp
@@ -91,6 +97,8 @@ PARAMS_FROM=auto
 LOAD_TIMEOUT=120
 REPORT=1
 DEPENDS=
+HARNESS_DIR=$BUILD/testbox-harness
+BUILD_HARNESS=1
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
@@ -117,6 +125,7 @@ parse_options() {
 		--params-from) PARAMS_FROM=$2; shift ;;
 		--load-timeout) LOAD_TIMEOUT=$2; shift ;;
 		--no-report) REPORT=0 ;;
+		--harness-dir) HARNESS_DIR=$2; BUILD_HARNESS=0; shift ;;
 		-h|--help) usage; exit 0 ;;
 		*) printf 'testbox: unknown option %s (see --help)\n' "$1" >&2; exit 2 ;;
 		esac
@@ -216,9 +225,9 @@ check_box() {
 		holders=$(find "$MOD_SYSFS/holders" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null || true)
 		lsof_out=
 		if command -v lsof >/dev/null; then
-			lsof_out=$(lsof -w /dev/kfd /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)
+			lsof_out=$(lsof -w "$KFD_DEV" /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)
 		elif command -v fuser >/dev/null; then
-			lsof_out=$(fuser /dev/kfd /dev/dri/* 2>/dev/null | tr -s ' ' || true)
+			lsof_out=$(fuser "$KFD_DEV" /dev/dri/* 2>/dev/null | tr -s ' ' || true)
 		fi
 		if [ "$users" = 0 ] && [ -z "$holders" ] && [ -z "$lsof_out" ]; then
 			check amdgpu-users ok "refcnt 0, no holders, nothing has /dev/kfd or /dev/dri/* open"
@@ -300,7 +309,7 @@ save_state() {
 	} >"$STATE"
 }
 
-state_get() { sed -n "s/^$1=//p" "$STATE" 2>/dev/null | head -n1; }
+state_get() { [ -f "$STATE" ] || return 0; sed -n "s/^$1=//p" "$STATE" | head -n1; }
 
 # Is the loaded amdgpu the module under test (not the stock one)?
 ours_loaded() {
@@ -316,9 +325,9 @@ ours_loaded() {
 unload_amdgpu() {
 	local i
 	amdgpu_loaded || return 0
-	for i in 1 2 3 4 5; do
+	for ((i = 1; i <= ${KFDMP_RMMOD_TRIES:-5}; i++)); do
 		rmmod amdgpu 2>/dev/null && break
-		sleep $((i * 2))
+		[ "$i" = "${KFDMP_RMMOD_TRIES:-5}" ] || sleep $((i * 2))
 	done
 	! amdgpu_loaded || { echo "testbox: rmmod amdgpu failed: $(cat "$MOD_SYSFS/refcnt" 2>/dev/null) users" >&2; return 1; }
 }
@@ -351,10 +360,10 @@ restore() {
 			if modprobe amdgpu; then detail+=("modprobe amdgpu")
 			else st=failed; detail+=("modprobe amdgpu failed"); fi
 		fi
-		for i in $(seq 60); do [ -e /dev/kfd ] && break; sleep 1; done
+		for ((i = 0; i < ${KFDMP_RESTORE_TIMEOUT:-60}; i++)); do [ -e "$KFD_DEV" ] && break; sleep 1; done
 		if ours_loaded "$ko"; then st=failed; detail+=("the loaded amdgpu is still the module under test (installed with DKMS?)")
 		elif ! amdgpu_loaded; then st=failed; detail+=("amdgpu is not loaded")
-		elif [ ! -e /dev/kfd ]; then st=failed; detail+=("stock amdgpu loaded but no /dev/kfd after 60 s")
+		elif [ ! -e "$KFD_DEV" ]; then st=failed; detail+=("stock amdgpu loaded but no $KFD_DEV after ${KFDMP_RESTORE_TIMEOUT:-60} s")
 		else detail+=("stock amdgpu loaded, /dev/kfd present"); fi
 	elif [ "$st" = ok ]; then
 		detail+=("amdgpu was not loaded at the start; left unloaded")
@@ -366,7 +375,7 @@ restore() {
 		rm -f "$STATE"
 		echo "   restore: ok ($(IFS=';'; echo "${detail[*]}"))"
 	else
-		printf '\n!! RESTORE FAILED: %s\n!! The box runs without the stock driver. By hand: rmmod amdgpu; modprobe amdgpu; or reboot.\n!! State kept in %s; %s tries again.\n' \
+		printf '\n!! RESTORE FAILED: %s\n!! The box is not back on its stock driver. By hand: rmmod amdgpu; modprobe amdgpu; or reboot.\n!! State kept in %s; %s tries again.\n' \
 			"$(IFS=';'; echo "${detail[*]}")" "$STATE" "scripts/testbox.sh restore" >&2
 	fi
 	RESTORING=0
@@ -406,7 +415,6 @@ stop_queue_sampler() {
 	QSAMPLER=
 }
 
-HARNESS_DIR=$BUILD/testbox-harness
 kfdmp_cmd() {
 	local wl=$1 out=$2
 	local c=("$HARNESS_DIR/kfdmp" --workload "$wl" --procs "$PROCS" --repeat "$REPEAT"
@@ -430,7 +438,7 @@ run_config() {
 	if [ "$DRY" = 1 ]; then
 		would rmmod amdgpu
 		would modprobe -a "${DEPENDS:-<the depends of amdgpu.ko>}"
-		would sh -c "echo 'kfdmp-testbox: load $name ${params} run=$RUN_ID' >/dev/kmsg"
+		would sh -c "echo 'kfdmp-testbox: load $name ${params} run=$RUN_ID' >$KMSG"
 		would insmod "$MODULE" "${kp[@]}"
 		echo "   [dry-run] would wait up to ${LOAD_TIMEOUT}s for /dev/kfd and a gfx9.4.x node; read back $READBACK_PARAMS from $MOD_SYSFS/parameters; require sched_policy=0, mes=0 and every requested value"
 		would sh -c "echo 0 >$KFD_DEBUGFS/mp_stats"
@@ -453,7 +461,7 @@ run_config() {
 	# amdgpu's dependencies (drm helpers, ttm, gpu-sched, ...) from /lib/modules.
 	# shellcheck disable=SC2086 # a list of module names
 	modprobe -a $DEPENDS || true
-	echo "$marker" >/dev/kmsg
+	echo "$marker" >"$KMSG"
 	echo "   + insmod $MODULE ${params}"
 	if ! insmod "$MODULE" "${kp[@]}"; then
 		kernel_log_since "$marker" >"$cdir/kernel.log"
@@ -463,7 +471,7 @@ run_config() {
 	fi
 	for i in $(seq "$LOAD_TIMEOUT"); do
 		nodes=$(gfx94_nodes)
-		[ -e /dev/kfd ] && [ -n "$nodes" ] && break
+		[ -e "$KFD_DEV" ] && [ -n "$nodes" ] && break
 		sleep 1
 	done
 	: >"$cdir/params.effective"
@@ -554,7 +562,7 @@ write_run_env() {
 
 on_signal() {
 	trap - INT TERM
-	echo "testbox: interrupted; restoring the stock driver" >&2
+	echo "testbox: interrupted; restoring the stock driver (what ran so far is in $OUT: scripts/testbox.sh report $OUT)" >&2
 	stop_queue_sampler
 	exit 130
 }
@@ -619,7 +627,10 @@ cmd_run() {
 		validate_params --strict || failed=1
 	fi
 	step "harness"
-	if [ "$DRY" = 1 ]; then
+	if [ "$BUILD_HARNESS" = 0 ]; then
+		echo "   using the harness in $HARNESS_DIR (--harness-dir)"
+		[ -x "$HARNESS_DIR/kfdmp" ] || check harness "$([ "$DRY" = 1 ] && echo info || echo fail)" "no kfdmp in $HARNESS_DIR"
+	elif [ "$DRY" = 1 ]; then
 		would cmake -S "$ROOT/tests/harness" -B "$HARNESS_DIR" -DKFDMP_GPU="${KFDMP_GPU:-auto}"
 		would cmake --build "$HARNESS_DIR" -j"$JOBS"
 	else

@@ -1,0 +1,41 @@
+# Test-box targets; the top-level Makefile includes this file:
+#   include scripts/testbox.mk
+#
+#   make testbox          build, load each configuration of the matrix, run
+#                         the harness, report, restore the stock driver
+#                         (root, a gfx9.4.x GPU; see scripts/testbox.sh --help)
+#   make testbox-dry-run  the same walk without changing anything (any machine)
+#   make dkms-install     stage build/tree for DKMS and dkms add/build/install
+#                         (DRY_RUN=1: print the steps)
+#   make dkms-remove      dkms remove it again
+#   make port DEST=DIR    apply the series to another driver tree (PORT_ARGS:
+#                         --layout dkms, --keep-going, --build, ...)
+#
+# TESTBOX_ARGS go to scripts/testbox.sh, e.g.
+#   make testbox TESTBOX_ARGS="--configs stock,all --repeat 5"
+# KVER defaults to the running kernel for these targets (the module is
+# loaded here); DRY_RUN and FORCE are passed through the environment.
+TESTBOX_ARGS ?=
+PORT_ARGS ?=
+TESTBOX_KVER = $(if $(KVER),$(KVER),$(shell uname -r))
+
+.PHONY: testbox testbox-dry-run testbox-restore dkms-install dkms-remove port
+
+testbox:
+	KVER=$(TESTBOX_KVER) scripts/testbox.sh run $(TESTBOX_ARGS)
+
+testbox-dry-run:
+	KVER=$(TESTBOX_KVER) scripts/testbox.sh --dry-run $(TESTBOX_ARGS)
+
+testbox-restore:
+	scripts/testbox.sh restore
+
+dkms-install:
+	KVER=$(TESTBOX_KVER) DRY_RUN=$(DRY_RUN) FORCE=$(FORCE) scripts/testbox.sh dkms-install
+
+dkms-remove:
+	KVER=$(TESTBOX_KVER) DRY_RUN=$(DRY_RUN) scripts/testbox.sh dkms-remove
+
+port:
+	@test -n "$(DEST)" || { echo "usage: make port DEST=DIR [PORT_ARGS=...]" >&2; exit 2; }
+	scripts/port-series.sh $(PORT_ARGS) $(DEST)

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# CI test of the real (not dry) path of scripts/testbox.sh on a fake box:
+# stub insmod/rmmod/modprobe/modinfo/dmesg/uname/id/lsof on PATH keep a fake
+# /sys/module/amdgpu, KFD topology, debugfs and /dev/kfd in a temporary
+# directory (the KFDMP_* overrides of testbox.sh), and a fake kfdmp writes
+# the sample's results. Nothing on this machine is loaded or unloaded.
+#
+#   full       two configurations load, run, report; the stock driver is back
+#              at the end and the state file is gone
+#   failure    a configuration whose insmod is refused: recorded, the sweep
+#              goes on, exit 1, the stock driver is back
+#   ctrl-c     SIGINT to the process group during kfdmp: exit 130, the stock
+#              driver is back, restore.env says ok
+#   restore    rmmod fails: the run says RESTORE FAILED and keeps the state;
+#              `testbox.sh restore` later puts the stock driver back, and a
+#              second restore is a no-op
+#   refusals   a box check that fails (amdgpu in use) loads nothing
+# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# The stubs are written in single quotes on purpose: they expand when they run.
+# shellcheck disable=SC2015,SC2016
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../../scripts/versions.env
+. "$root/scripts/versions.env"
+tmp=$(mktemp -d /tmp/kfdmp-mock-box.XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fail=0
+ok() { printf 'ok: %s\n' "$*"; }
+bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+
+export MOCK=$tmp/box
+export KFDMP_MOD_SYSFS=$MOCK/sys/module/amdgpu KFDMP_KFD_SYSFS=$MOCK/sys/class/kfd/kfd
+export KFDMP_KFD_DEBUGFS=$MOCK/debug/kfd KFDMP_KFD_DEV=$MOCK/dev/kfd KFDMP_KMSG=$MOCK/kmsg
+export KFDMP_TESTBOX_STATE=$MOCK/run/kfdmp-testbox KFDMP_RMMOD_TRIES=1 KFDMP_RESTORE_TIMEOUT=2
+export KVER=$KVER_DEFAULT KDIR=$MOCK/kdir MOCK_SAMPLE=$root/tests/testbox/sample
+mkdir -p "$MOCK/run" "$KDIR" "$tmp/bin" "$tmp/harness"
+touch "$KDIR/Makefile" "$KFDMP_KMSG"
+echo "fake module" >"$tmp/amdgpu.ko"
+
+# --- stubs ----------------------------------------------------------------------------
+stub() { printf '#!/usr/bin/env bash\nset -eu\n%s\n' "$2" >"$tmp/bin/$1"; chmod +x "$tmp/bin/$1"; }
+# load_driver ours|stock [PARAM=VALUE...]: the fake driver appears.
+cat >"$tmp/bin/mock-load" <<'EOF'
+#!/usr/bin/env bash
+set -eu
+kind=$1; shift
+m=$KFDMP_MOD_SYSFS
+mkdir -p "$m/parameters" "$m/holders" "$KFDMP_KFD_SYSFS/topology/nodes/1" "$(dirname "$KFDMP_KFD_DEV")" "$KFDMP_KFD_DEBUGFS"
+echo 0 >"$m/refcnt"
+echo 0 >"$m/parameters/sched_policy"; echo 0 >"$m/parameters/mes"; echo -1 >"$m/parameters/hws_max_conc_proc"
+if [ "$kind" = ours ]; then
+	echo 0 >"$m/parameters/kfd_mp"
+	for w in kfd_queue_slot_policy kfd_doorbell_placement kfd_queued_runlist; do echo default >"$m/parameters/$w"; done
+	cp "$MOCK_SAMPLE/configs/stock/mp_stats.before" "$KFDMP_KFD_DEBUGFS/mp_stats"
+	echo "hqds" >"$KFDMP_KFD_DEBUGFS/hqds"; echo "rls" >"$KFDMP_KFD_DEBUGFS/rls"
+else
+	rm -f "$KFDMP_KFD_DEBUGFS/mp_stats"
+fi
+for p in "$@"; do echo "${p#*=}" >"$m/parameters/${p%%=*}"; done
+printf 'gfx_target_version 90402\nsimd_count 1216\n' >"$KFDMP_KFD_SYSFS/topology/nodes/1/properties"
+echo 53241 >"$KFDMP_KFD_SYSFS/topology/nodes/1/gpu_id"
+touch "$KFDMP_KFD_DEV"
+echo "[drm] amdgpu ($kind) loaded" >>"$KFDMP_KMSG"
+EOF
+chmod +x "$tmp/bin/mock-load"
+stub insmod '[ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
+shift
+for p in "$@"; do
+	case $p in *=refuse) echo "amdgpu: ${p%%=*}: invalid value '"'"'refuse'"'"'" >>"$KFDMP_KMSG"; echo "insmod: Invalid parameters" >&2; exit 1 ;; esac
+done
+echo "$*" >>"$MOCK/insmod.log"
+mock-load ours "$@"'
+stub rmmod '[ -d "$KFDMP_MOD_SYSFS" ] || { echo "rmmod: not loaded" >&2; exit 1; }
+[ ! -e "$MOCK/rmmod-fails" ] || { echo "rmmod: ERROR: Module amdgpu is in use" >&2; exit 1; }
+rm -rf "$KFDMP_MOD_SYSFS" "$KFDMP_KFD_SYSFS" "$KFDMP_KFD_DEV"'
+stub modprobe 'case $* in
+"amdgpu") [ -d "$KFDMP_MOD_SYSFS" ] || mock-load stock; echo stock >>"$MOCK/modprobe.log" ;;
+*) ;;
+esac'
+stub modinfo 'while [ $# -gt 0 ]; do case $1 in -k) shift 2 ;; -F) f=$2; shift 2 ;; -p) f=params; shift ;; -n) f=path; shift ;; *) break ;; esac; done
+case ${f:-} in
+vermagic) echo "$KVER SMP preempt mod_unload modversions" ;;
+depends) echo "drm_ttm_helper,ttm,gpu-sched" ;;
+srcversion) echo "" ;;
+path) echo "/lib/modules/$KVER/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz" ;;
+params) printf "%s\n" "sched_policy:Scheduling policy (int)" "kfd_mp:Multi-process scheduling changes" \
+	"kfd_queue_slot_policy:queue slots" "kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ;;
+esac'
+stub dmesg 'cat "$KFDMP_KMSG"'
+stub uname '[ "${1:-}" = -r ] && echo "$KVER" || /bin/uname "$@"'
+stub id '[ "${1:-}" = -u ] && echo 0 || /usr/bin/id "$@"'
+stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exit 0'
+# The harness: kfdmp copies the sample's results; MOCK_KFDMP_SLEEP makes it wait.
+cat >"$tmp/harness/kfdmp" <<'EOF'
+#!/usr/bin/env bash
+set -eu
+out= wl=
+while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift ;; --workload) wl=$2; shift ;; esac; shift; done
+mkdir -p "$out"
+if [ -n "${MOCK_KFDMP_SLEEP:-}" ]; then
+	touch "$MOCK/kfdmp-started"
+	trap 'echo "kfdmp: interrupted"; exit 130' INT
+	sleep "$MOCK_KFDMP_SLEEP" & wait
+fi
+[ -z "${MOCK_BREAK_RMMOD:-}" ] || touch "$MOCK/rmmod-fails"
+mkdir -p "$KFDMP_KFD_SYSFS/proc/777/queues/0" "$KFDMP_KFD_SYSFS/proc/777/queues/1"
+sleep 1.2
+cp "$MOCK_SAMPLE/configs/stock/$wl/results.json" "$out/results.json"
+cp "$MOCK_SAMPLE/configs/stock/mp_stats.after" "$KFDMP_KFD_DEBUGFS/mp_stats"
+rm -rf "$KFDMP_KFD_SYSFS/proc/777"
+echo "kfdmp: $wl done"
+EOF
+printf '#!/bin/sh\nexit 0\n' >"$tmp/harness/kfdmp-worker"
+chmod +x "$tmp/harness/kfdmp" "$tmp/harness/kfdmp-worker"
+export PATH=$tmp/bin:$PATH
+
+cat >"$tmp/matrix.conf" <<'EOF'
+stock | - | defaults
+all   | kfd_mp=1 | everything
+bad   | kfd_queued_runlist=refuse | insmod refuses this
+EOF
+tb() { "$root/scripts/testbox.sh" "$@" --matrix "$tmp/matrix.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
+	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
+stock_back() { [ -d "$KFDMP_MOD_SYSFS" ] && [ ! -e "$KFDMP_MOD_SYSFS/parameters/kfd_mp" ] && [ -e "$KFDMP_KFD_DEV" ]; }
+
+# --- full ---------------------------------------------------------------------------------
+mock-load stock
+rc=0; tb --configs stock,all --out "$tmp/full" >"$tmp/full.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok "full: exit 0" || { tail -n 30 "$tmp/full.log"; bad "full: exit $rc"; }
+[ "$(cat "$MOCK/insmod.log")" = "$(printf '%s\n' "" "kfd_mp=1")" ] && ok "full: insmod with no parameters, then kfd_mp=1" || bad "full: insmod log: $(cat "$MOCK/insmod.log")"
+stock_back && ok "full: the stock driver is loaded at the end" || bad "full: stock driver not back"
+[ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "full: no state file left" || bad "full: state file left"
+grep -q '^status=ok$' "$tmp/full/restore.env" && ok "full: restore.env status=ok" || bad "full: restore.env"
+for f in configs/all/params.effective configs/all/kernel.log configs/all/mp_stats.before configs/all/mp_stats.after \
+	configs/all/hqds.before configs/all/rls.after configs/all/queues.tsv configs/all/latency/results.json \
+	configs/all/latency/trace/mp_stats.after report/summary.md report/testbox.json; do
+	[ -s "$tmp/full/$f" ] && continue
+	bad "full: no $f"
+done
+ok "full: params, kernel log, mp_stats/hqds/rls before+after, queues, results, report written"
+grep -q '^kfd_mp=1$' "$tmp/full/configs/all/params.effective" && ok "full: kfd_mp=1 read back" || bad "full: read-back"
+grep -q 'kfdmp-testbox: load all kfd_mp=1' "$tmp/full/configs/all/kernel.log" &&
+	! grep -q 'load stock' "$tmp/full/configs/all/kernel.log" && ok "full: the kernel log starts at the configuration's load marker" ||
+	bad "full: kernel.log does not start at the marker"
+grep -qP '^\d+\t777\t2$' "$tmp/full/configs/all/queues.tsv" && ok "full: per-process queue counts sampled (pid 777: 2 queues)" || bad "full: queues.tsv: $(head -3 "$tmp/full/configs/all/queues.tsv")"
+python3 - "$tmp/full/report/testbox.json" <<'EOF' && ok "full: the report has both configurations, with mp_stats deltas" || bad "full: report content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not d["synthetic"] and d["run"]["dry_run"] == "0", d["run"]
+c = {x["name"]: x for x in d["configurations"]}
+assert list(c) == ["stock", "all"], list(c)
+assert c["all"]["status"] == "ok" and c["all"]["effective_params"]["kfd_mp"] == "1"
+assert c["all"]["mp_stats"]["runlists"] > 0 and c["all"]["queues"]["max_queues_per_process"] == 2
+assert d["restore"]["status"] == "ok"
+EOF
+
+# --- failure --------------------------------------------------------------------------------
+rm -f "$MOCK/insmod.log"
+rc=0; tb --configs stock,bad,all --out "$tmp/fail" >"$tmp/fail.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && ok "failure: exit 1" || { tail -n 30 "$tmp/fail.log"; bad "failure: exit $rc"; }
+grep -q "^failed: insmod refused kfd_queued_runlist=refuse" "$tmp/fail/configs/bad/status" &&
+	ok "failure: recorded: $(cut -c1-90 "$tmp/fail/configs/bad/status")" || bad "failure: status $(cat "$tmp/fail/configs/bad/status" 2>/dev/null)"
+[ "$(cat "$tmp/fail/configs/all/status")" = ok ] && ok "failure: the sweep went on to the next configuration" || bad "failure: 'all' did not run"
+stock_back && ok "failure: the stock driver is back" || bad "failure: stock driver not back"
+
+# --- ctrl-c ----------------------------------------------------------------------------------
+rm -f "$MOCK/kfdmp-started"
+export root tmp
+# A background job of a script starts with SIGINT ignored, and bash cannot
+# un-ignore it: start the run in its own session with SIGINT at its default,
+# as a terminal's foreground job has it; then SIGINT its process group, as
+# Ctrl-C does.
+MOCK_KFDMP_SLEEP=30 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' bash -c "$(declare -f tb); tb --configs all,stock --out '$tmp/int'" >"$tmp/int.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
+[ -e "$KFDMP_MOD_SYSFS/parameters/kfd_mp" ] && ok "ctrl-c: the module under test is loaded while kfdmp runs" || bad "ctrl-c: ours not loaded"
+kill -INT -- "-$pid" || bad "ctrl-c: no process group $pid"
+rc=0; wait "$pid" || rc=$?
+[ "$rc" = 130 ] && ok "ctrl-c: exit 130" || { tail -n 20 "$tmp/int.log"; bad "ctrl-c: exit $rc"; }
+stock_back && ok "ctrl-c: the stock driver is back" || bad "ctrl-c: stock driver not back"
+grep -q '^status=ok$' "$tmp/int/restore.env" && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "ctrl-c: restore.env ok, no state left" || bad "ctrl-c: restore record"
+grep -q 'interrupted; restoring' "$tmp/int.log" && ok "ctrl-c: says it restores" || bad "ctrl-c: message"
+
+# --- restore failure, then restore -----------------------------------------------------------------
+rc=0; MOCK_BREAK_RMMOD=1 tb --configs all --out "$tmp/rf" >"$tmp/rf.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q 'RESTORE FAILED' "$tmp/rf.log" && ok "restore failure: exit 1 and RESTORE FAILED" || { tail -n 20 "$tmp/rf.log"; bad "restore failure: exit $rc"; }
+grep -q '^status=failed' "$tmp/rf/restore.env" && [ -e "$KFDMP_TESTBOX_STATE/state" ] && ok "restore failure: recorded, state kept" || bad "restore failure: record/state"
+grep -q '^- status: failed' "$tmp/rf/report/summary.md" && ok "restore failure: the report says so" || bad "restore failure: not in the report"
+rc=0; tb --configs all --out "$tmp/rf2" >"$tmp/rf2.log" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q 'restoring first' "$tmp/rf2.log" && ok "restore failure: the next run restores first and refuses while that fails" || bad "next run after a failed restore: exit $rc"
+rm "$MOCK/rmmod-fails"
+"$root/scripts/testbox.sh" restore >"$tmp/r.log" 2>&1 && stock_back && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] &&
+	ok "testbox.sh restore: the stock driver is back, state removed" || { cat "$tmp/r.log"; bad "testbox.sh restore"; }
+"$root/scripts/testbox.sh" restore >/dev/null 2>&1 && stock_back && ok "a second restore is a no-op" || bad "second restore"
+
+# --- refusals -------------------------------------------------------------------------------------------
+rm -f "$MOCK/insmod.log"
+touch "$MOCK/kfd-open"
+rc=0; tb --configs all --out "$tmp/busy" >"$tmp/busy.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q 'amdgpu-users .*fail.*rocm-smi(4242)' "$tmp/busy.log" && [ ! -e "$MOCK/insmod.log" ] &&
+	ok "refusal: /dev/kfd open by rocm-smi: nothing loaded, exit 1" || { tail -n 20 "$tmp/busy.log"; bad "busy: exit $rc"; }
+rm "$MOCK/kfd-open"
+rc=0; KVER=6.1.0-30-amd64 tb --configs all --out "$tmp/k" >"$tmp/k.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q 'kernel .*fail' "$tmp/k.log" && [ ! -e "$MOCK/insmod.log" ] && ok "refusal: KVER other than the running kernel" || bad "kernel refusal: exit $rc"
+stock_back && ok "refusals left the stock driver alone" || bad "refusals touched the driver"
+
+[ "$fail" = 0 ] && echo "mock box test: PASSED" || { echo "mock box test: FAILED"; exit 1; }
