@@ -228,6 +228,8 @@ check_box() {
 			lsof_out=$(lsof -w "$KFD_DEV" /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)
 		elif command -v fuser >/dev/null; then
 			lsof_out=$(fuser "$KFD_DEV" /dev/dri/* 2>/dev/null | tr -s ' ' || true)
+		else
+			check lsof warn "neither lsof nor fuser: open /dev/kfd and /dev/dri/* not checked (apt-get install lsof)"
 		fi
 		if [ "$users" = 0 ] && [ -z "$holders" ] && [ -z "$lsof_out" ]; then
 			check amdgpu-users ok "refcnt 0, no holders, nothing has /dev/kfd or /dev/dri/* open"
@@ -605,7 +607,7 @@ cmd_run() {
 		if [ "$DRY" = 1 ]; then
 			would make -C "$ROOT" modules KVER="$KVER"
 		else
-			MODULE=$(make -s -C "$ROOT" modules KVER="$KVER" | tail -n1)
+			MODULE=$(make -s -C "$ROOT" modules KVER="$KVER" | tail -n1) || die "make modules failed (see above); nothing was loaded"
 			[ -f "$MODULE" ] || die "make modules did not print a module path"
 		fi
 	else

@@ -192,10 +192,12 @@ def check_value(rule, value):
             return "bad", "not an unsigned integer"
         lo, hi = rule["min"], rule["max"]
         if v < 0 or (lo is not None and v < lo) or (hi is not None and v > hi):
-            return "bad", f"outside {lo}..{hi}"
+            return "bad", f"outside {lo if lo is not None else '?'}..{hi if hi is not None else '?'}"
         if rule["power_of_2"] and (v == 0 or v & (v - 1)):
             return "bad", "not a power of 2"
-        return "ok", f"in {lo}..{hi}" + (", a power of 2" if rule["power_of_2"] else "")
+        bounds = f"{lo if lo is not None else '?'}..{hi if hi is not None else '?'}"
+        return "ok", f"in {bounds}" + (", a power of 2" if rule["power_of_2"] else "") + \
+            (" (a bound is a macro defined outside the series: not checked)" if None in (lo, hi) else "")
     if kind == "plain" and rule.get("type") in ("int", "uint", "ulong", "long", "short", "ushort"):
         try:
             v = int(value, 0)
@@ -216,7 +218,9 @@ def describe(rule):
     if k == "choice":
         return "choice: " + "|".join(rule["words"])
     if k == "uint":
-        return f"uint {rule['min']}..{rule['max']}" + (" power of 2" if rule["power_of_2"] else "")
+        lo = rule["min"] if rule["min"] is not None else "?"
+        hi = rule["max"] if rule["max"] is not None else "?"
+        return f"uint {lo}..{hi}" + (" power of 2" if rule["power_of_2"] else "")
     if k == "modinfo":
         return "modinfo: " + rule["desc"]
     return "type " + str(rule.get("type"))
