@@ -3,6 +3,8 @@
 #   make modules   build the patched amdgpu.ko (prints its path)
 #   make test      build it and run every test (ctest: series check, KUnit,
 #                  QEMU load test, harness unit tests, scaling suite)
+#   make testbox   on a test box: build, load each configuration, measure,
+#                  report, restore the stock driver (scripts/testbox.sh)
 #
 # Overrides: KVER, KDIR, KSRC, BUILD, JOBS (see README.md).
 SHELL := /bin/bash
@@ -11,12 +13,14 @@ export KVER KDIR KSRC BUILD JOBS
 
 CTEST_ARGS ?=
 
+include scripts/testbox.mk
+
 .PHONY: all modules tree series check-series kunit smoke test deps clean help
 
 all: modules
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '/^#/!q; s/^# \{0,1\}//p' Makefile
 
 deps:
 	scripts/setup-deps.sh

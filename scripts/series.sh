@@ -45,7 +45,10 @@ export_series() {
 		"$(cover_description)"
 	rm -rf "$out"
 	mkdir -p "$out"
-	git -C "$tree" format-patch -q --cover-letter --cover-from-description=subject \
+	# Empty context lines without the leading space (git apply and GNU patch
+	# read both): checkpatch run on a patch file that git tracks reads it as
+	# a source file, and would flag every " " line as trailing whitespace.
+	git -C "$tree" -c diff.suppressBlankEmpty=true format-patch -q --cover-letter --cover-from-description=subject \
 		--base="$BASE_TAG" --zero-commit --no-signature -o "$out" "$BASE_TAG..$rev"
 	# The cover letter carries the date of the series' last commit, so that
 	# the same series always exports to the same bytes.
@@ -167,7 +170,41 @@ touched_objects() {
 				"$tree"/drivers/gpu/drm/amd/amdgpu/*amdkfd*.c 2>/dev/null |
 				sed "s#^$tree/##" ;;
 		esac
-	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e 's#^drivers/gpu/drm/amd/#../#' -e 's#\.c$#.o#'
+	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e 's#^drivers/gpu/drm/amd/#../#' -e 's#\.c$#.o#' |
+		built_in_config
+}
+
+# Keep the objects the kernel's configuration builds into amdgpu.ko (as the
+# module build in TREE shows); kfd_svm.c, for one, is not built without
+# CONFIG_HSA_AMD_SVM. Without a module build, keep them all.
+built_in_config() {
+	local o
+	if [ ! -f "$TREE/$AMDGPU_DIR/amdgpu.ko" ]; then
+		cat
+		return
+	fi
+	while read -r o; do
+		[ -f "$TREE/$AMDGPU_DIR/$o" ] && echo "$o"
+	done
+}
+
+# The KUnit objects (relative to the tests directory) to compile after a
+# commit REV (or "all"): all of them when the commit touches an amdkfd file,
+# since the tests include the files they test.
+touched_test_objects() {
+	local tree=$1 rev=$2
+	[ -f "$tree/$KUNIT_DIR/Makefile" ] || return 0
+	[ "$rev" = all ] || ! git -C "$tree" diff --quiet "$rev^" "$rev" -- drivers/gpu/drm/amd/amdkfd ||
+		return 0
+	(cd "$tree/$KUNIT_DIR" && ls ./*.c) | sed -e 's#^\./##' -e 's#\.c$#.o#'
+}
+
+# compile_tests TREE LOG [W=1 C=2] OBJ...: build single KUnit objects against
+# the headers (they only compile there: the Debian kernel has no KUnit).
+compile_tests() {
+	local tree=$1 log=$2; shift 2
+	[ $# -gt 0 ] || return 0
+	make -C "$KDIR" M="$tree/$KUNIT_DIR" CONFIG_HSA_AMD_KUNIT_TEST=m -j"$JOBS" "$@" >"$log" 2>&1
 }
 
 # compile_objects TREE LOG OBJ...: build single objects of amdgpu.ko.
@@ -178,31 +215,34 @@ compile_objects() {
 }
 
 check_bisect() {
-	local revs rev objs n=0
+	local revs rev objs tobjs n=0
 	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
 	for rev in $revs; do
 		n=$((n + 1))
 		git -C "$CHECK_TREE" checkout -q "$rev"
 		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev")
-		if compile_objects "$CHECK_TREE" "$BUILD/bisect-$n.log" "${objs[@]}"; then
-			ok "patch $n compiles the ${#objs[@]} objects it touches"
+		mapfile -t tobjs < <(touched_test_objects "$CHECK_TREE" "$rev")
+		if compile_objects "$CHECK_TREE" "$BUILD/bisect-$n.log" "${objs[@]}" &&
+		   compile_tests "$CHECK_TREE" "$BUILD/bisect-$n-kunit.log" "${tobjs[@]}"; then
+			ok "patch $n compiles the ${#objs[@]} amdgpu.ko objects and ${#tobjs[@]} KUnit objects it touches"
 		else
-			grep -E 'error|Error' "$BUILD/bisect-$n.log" | head -n 20
-			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$n.log"
+			grep -hE 'error|Error' "$BUILD/bisect-$n.log" "$BUILD/bisect-$n-kunit.log" 2>/dev/null | head -n 20
+			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$n*.log"
 		fi
 	done
 	git -C "$CHECK_TREE" checkout -q kfdmp-check
 }
 
-# Warnings of W=1 and sparse, without line numbers, so that code moved by a
-# patch compares equal.
+# The distinct warnings of W=1 and sparse, without line numbers, so that code
+# moved by a patch compares equal, and a warning of a base header counts once
+# however many new files include it.
 warnings_of() {
 	grep -E '(warning|error):' "$1" | grep -v '^make' |
-		sed -E -e "s#$CHECK_TREE/##g" -e 's#:[0-9]+:[0-9]+:#:#' -e 's#:[0-9]+:#:#' | sort
+		sed -E -e "s#$CHECK_TREE/##g" -e 's#:[0-9]+:[0-9]+:#:#' -e 's#:[0-9]+:#:#' | sort -u
 }
 
 check_warnings() {
-	local rev objs base_objs all
+	local rev objs tobjs base_objs all
 	mapfile -t objs < <(for rev in $(git -C "$CHECK_TREE" rev-list "$BASE_TAG..HEAD"); do
 		touched_objects "$CHECK_TREE" "$rev"; done | sort -u)
 	[ ${#objs[@]} -gt 0 ] || { ok "no objects to check for W=1/sparse"; return; }
@@ -217,6 +257,11 @@ check_warnings() {
 	git -C "$CHECK_TREE" checkout -q kfdmp-check
 	touch_sources "${objs[@]}"
 	compile_objects "$CHECK_TREE" "$BUILD/warn-series.log" W=1 C=2 "${objs[@]}" || true
+	# The KUnit objects are all new: every warning of theirs counts.
+	mapfile -t tobjs < <(touched_test_objects "$CHECK_TREE" all)
+	(cd "$CHECK_TREE/$KUNIT_DIR" && touch ./*.c)
+	compile_tests "$CHECK_TREE" "$BUILD/warn-kunit.log" W=1 C=2 "${tobjs[@]}" || true
+	cat "$BUILD/warn-kunit.log" >>"$BUILD/warn-series.log"
 	all=$(comm -13 <(warnings_of "$BUILD/warn-base.log") <(warnings_of "$BUILD/warn-series.log"))
 	if [ -z "$all" ]; then
 		ok "W=1 and sparse add no warning on the ${#objs[@]} touched objects"
