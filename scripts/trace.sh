@@ -19,6 +19,8 @@ EVENTS=(
 	amdkfd:kfd_doorbell_bo_alloc
 	amdkfd:kfd_runlist_submit
 	amdkfd:kfd_unmap_queues
+	amdkfd:kfd_rlq_request
+	amdkfd:kfd_rlq_cycle
 )
 BUFFER_KB=${TRACE_BUFFER_KB:-65536}
 MP_STATS=/sys/kernel/debug/kfd/mp_stats

@@ -14,6 +14,7 @@
 
 struct device_queue_manager;
 struct kfd_dev;
+struct kfd_mp_rlq;
 struct kfd_process_device;
 struct qcm_process_device;
 struct queue;
@@ -36,6 +37,13 @@ unsigned int kfd_mp_queue_slot(struct kfd_process_device *pdd,
 			       const unsigned long *bitmap);
 unsigned int kfd_mp_doorbell_id(struct qcm_process_device *qpd,
 				struct queue *q);
+void kfd_mp_rlq_dqm_init(struct device_queue_manager *dqm);
+void kfd_mp_rlq_dqm_fini(struct device_queue_manager *dqm);
+void kfd_mp_dqm_lock(struct device_queue_manager *dqm);
+int kfd_mp_rlq_dqm_execute(struct device_queue_manager *dqm);
+/* in kfd_device_queue_manager.c */
+int kfd_dqm_rlq_cycle(struct kfd_mp_rlq *rlq, struct list_head *batch,
+		      unsigned int n);
 
 int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
 int kfd_debugfs_mp_stats_reset(const char *buf);

@@ -26,11 +26,18 @@ static const char * const kfd_mp_counter_names[KFD_MP_NR_COUNTERS] = {
 	[KFD_MP_DOORBELL_FALLBACKS] = "doorbell_id_fallbacks",
 	[KFD_MP_DOORBELL_BO_PLACED] = "doorbell_bo_placed",
 	[KFD_MP_DOORBELL_BO_FALLBACKS] = "doorbell_bo_fallbacks",
+	[KFD_MP_RLQ_REQUESTS] = "rlq_requests",
+	[KFD_MP_RLQ_CYCLES] = "rlq_cycles",
+	[KFD_MP_RLQ_FLUSH_CYCLES] = "rlq_flush_cycles",
+	[KFD_MP_RLQ_CYCLE_FAILURES] = "rlq_cycle_failures",
+	[KFD_MP_RLQ_FAILED_REQUESTS] = "rlq_failed_requests",
 };
 
 static const char * const kfd_mp_hist_names[KFD_MP_NR_HISTS] = {
 	[KFD_MP_HIST_PREEMPT_US] = "preempt_us",
 	[KFD_MP_HIST_RUNLIST_US] = "runlist_us",
+	[KFD_MP_HIST_RLQ_BATCH] = "rlq_batch",
+	[KFD_MP_HIST_RLQ_WAIT_US] = "rlq_wait_us",
 };
 
 static const char * const kfd_mp_peak_names[KFD_MP_NR_PEAKS] = {
@@ -158,6 +165,39 @@ void kfd_mp_stats_unmap(struct kfd_mp_stats *st, u64 wait_us, bool failed)
 	if (failed)
 		st->snap.counters[KFD_MP_UNMAP_FAILURES]++;
 	kfd_mp_hist_add(&st->snap.hists[KFD_MP_HIST_PREEMPT_US], wait_us);
+	spin_unlock(&st->lock);
+}
+
+/**
+ * kfd_mp_stats_rlq_cycle - account one cycle of the queued runlist
+ * @st: statistics of the node
+ * @requests: changes it served
+ * @failed: of which got an error
+ * @ran: a cycle ran; false when pending changes were failed at teardown
+ * @flush: the cycle was run by a stock path before its own preemption
+ * @cycle_failed: the cycle returned an error
+ *
+ * The time each change waited is sampled separately, into
+ * KFD_MP_HIST_RLQ_WAIT_US.
+ */
+void kfd_mp_stats_rlq_cycle(struct kfd_mp_stats *st, unsigned int requests,
+			    unsigned int failed, bool ran, bool flush,
+			    bool cycle_failed)
+{
+	u64 *c = st->snap.counters;
+
+	spin_lock(&st->lock);
+	c[KFD_MP_RLQ_REQUESTS] += requests;
+	c[KFD_MP_RLQ_FAILED_REQUESTS] += failed;
+	if (ran) {
+		c[KFD_MP_RLQ_CYCLES]++;
+		if (flush)
+			c[KFD_MP_RLQ_FLUSH_CYCLES]++;
+		if (cycle_failed)
+			c[KFD_MP_RLQ_CYCLE_FAILURES]++;
+		kfd_mp_hist_add(&st->snap.hists[KFD_MP_HIST_RLQ_BATCH],
+				requests);
+	}
 	spin_unlock(&st->lock);
 }
 

@@ -39,12 +39,19 @@ enum kfd_mp_counter {
 	KFD_MP_DOORBELL_FALLBACKS,	/* ... taken or reserved: first-fit */
 	KFD_MP_DOORBELL_BO_PLACED,	/* doorbell pages at their slot */
 	KFD_MP_DOORBELL_BO_FALLBACKS,	/* ... no slot or taken: first-fit */
+	KFD_MP_RLQ_REQUESTS,		/* queued runlist: changes served */
+	KFD_MP_RLQ_CYCLES,		/* ... cycles run */
+	KFD_MP_RLQ_FLUSH_CYCLES,	/* ... of which run by stock paths */
+	KFD_MP_RLQ_CYCLE_FAILURES,	/* ... cycles that failed */
+	KFD_MP_RLQ_FAILED_REQUESTS,	/* ... changes that got an error */
 	KFD_MP_NR_COUNTERS
 };
 
 enum kfd_mp_hist {
 	KFD_MP_HIST_PREEMPT_US,		/* unmap: send to fence, us */
 	KFD_MP_HIST_RUNLIST_US,		/* runlist: build and submit, us */
+	KFD_MP_HIST_RLQ_BATCH,		/* queued runlist: changes per cycle */
+	KFD_MP_HIST_RLQ_WAIT_US,	/* ... change submitted to served, us */
 	KFD_MP_NR_HISTS
 };
 
@@ -100,6 +107,9 @@ void kfd_mp_stats_runlist(struct kfd_mp_stats *st,
 			  unsigned int oversub_reasons, u64 duration_us,
 			  bool failed);
 void kfd_mp_stats_unmap(struct kfd_mp_stats *st, u64 wait_us, bool failed);
+void kfd_mp_stats_rlq_cycle(struct kfd_mp_stats *st, unsigned int requests,
+			    unsigned int failed, bool ran, bool flush,
+			    bool cycle_failed);
 void kfd_mp_stats_read(struct kfd_mp_stats *st,
 		       struct kfd_mp_stats_snapshot *out);
 void kfd_mp_stats_print(struct seq_file *m,

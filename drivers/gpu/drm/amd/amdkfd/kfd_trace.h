@@ -162,6 +162,65 @@ TRACE_EVENT(kfd_unmap_queues,
 		  __entry->filter_param, __entry->ret, __entry->wait_us)
 );
 
+/* queued runlist: a change was recorded; run_now: its submitter runs the cycle */
+TRACE_EVENT(kfd_rlq_request,
+	TP_PROTO(u32 gpu_id, u64 ticket, u32 pending, bool run_now),
+	TP_ARGS(gpu_id, ticket, pending, run_now),
+	TP_STRUCT__entry(
+		__field(u32, gpu_id)
+		__field(u64, ticket)
+		__field(u32, pending)
+		__field(bool, run_now)
+	),
+	TP_fast_assign(
+		__entry->gpu_id = gpu_id;
+		__entry->ticket = ticket;
+		__entry->pending = pending;
+		__entry->run_now = run_now;
+	),
+	TP_printk("gpu_id=%u ticket=%llu pending=%u run_now=%d",
+		  __entry->gpu_id, __entry->ticket, __entry->pending,
+		  __entry->run_now)
+);
+
+/* queued runlist: a cycle served changes first..last; cycle=0: failed at teardown */
+TRACE_EVENT(kfd_rlq_cycle,
+	TP_PROTO(u32 gpu_id, u64 cycle, u32 requests, u64 first_ticket,
+		 u64 last_ticket, u32 failed, bool flush, int ret,
+		 u64 duration_us, u64 max_wait_us),
+	TP_ARGS(gpu_id, cycle, requests, first_ticket, last_ticket, failed,
+		flush, ret, duration_us, max_wait_us),
+	TP_STRUCT__entry(
+		__field(u32, gpu_id)
+		__field(u64, cycle)
+		__field(u32, requests)
+		__field(u64, first_ticket)
+		__field(u64, last_ticket)
+		__field(u32, failed)
+		__field(bool, flush)
+		__field(int, ret)
+		__field(u64, duration_us)
+		__field(u64, max_wait_us)
+	),
+	TP_fast_assign(
+		__entry->gpu_id = gpu_id;
+		__entry->cycle = cycle;
+		__entry->requests = requests;
+		__entry->first_ticket = first_ticket;
+		__entry->last_ticket = last_ticket;
+		__entry->failed = failed;
+		__entry->flush = flush;
+		__entry->ret = ret;
+		__entry->duration_us = duration_us;
+		__entry->max_wait_us = max_wait_us;
+	),
+	TP_printk("gpu_id=%u cycle=%llu requests=%u tickets=%llu-%llu failed=%u flush=%d ret=%d duration_us=%llu max_wait_us=%llu",
+		  __entry->gpu_id, __entry->cycle, __entry->requests,
+		  __entry->first_ticket, __entry->last_ticket, __entry->failed,
+		  __entry->flush, __entry->ret, __entry->duration_us,
+		  __entry->max_wait_us)
+);
+
 #endif /* _KFD_TRACE_H_ */
 
 /* This part must be outside protection */

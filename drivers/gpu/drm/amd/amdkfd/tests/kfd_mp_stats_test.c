@@ -125,6 +125,32 @@ static void kfd_mp_unmap_accounting(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->buckets[KFD_MP_HIST_BUCKETS - 1], 1ull);
 }
 
+static void kfd_mp_rlq_accounting(struct kunit *test)
+{
+	struct kfd_mp_stats *st = kfd_mp_test_stats(test);
+	const struct kfd_mp_hist_data *h;
+	struct kfd_mp_stats_snapshot s;
+
+	kfd_mp_stats_rlq_cycle(st, 8, 0, true, false, false);
+	kfd_mp_stats_rlq_cycle(st, 1, 0, true, true, false);
+	kfd_mp_stats_rlq_cycle(st, 3, 3, true, false, true);
+	kfd_mp_stats_rlq_cycle(st, 2, 2, false, false, true);	/* teardown */
+	kfd_mp_stats_read(st, &s);
+	h = &s.hists[KFD_MP_HIST_RLQ_BATCH];
+
+	KUNIT_EXPECT_EQ(test, s.counters[KFD_MP_RLQ_REQUESTS], 14ull);
+	KUNIT_EXPECT_EQ(test, s.counters[KFD_MP_RLQ_CYCLES], 3ull);
+	KUNIT_EXPECT_EQ(test, s.counters[KFD_MP_RLQ_FLUSH_CYCLES], 1ull);
+	KUNIT_EXPECT_EQ(test, s.counters[KFD_MP_RLQ_CYCLE_FAILURES], 1ull);
+	KUNIT_EXPECT_EQ(test, s.counters[KFD_MP_RLQ_FAILED_REQUESTS], 5ull);
+	KUNIT_EXPECT_EQ(test, h->count, 3ull);
+	KUNIT_EXPECT_EQ(test, h->total, 12ull);
+	KUNIT_EXPECT_EQ(test, h->max, 8ull);
+	KUNIT_EXPECT_EQ(test, h->buckets[1], 1ull);	/* 1 */
+	KUNIT_EXPECT_EQ(test, h->buckets[2], 1ull);	/* 2..3 */
+	KUNIT_EXPECT_EQ(test, h->buckets[4], 1ull);	/* 8..15 */
+}
+
 static void kfd_mp_reset_clears_everything(struct kunit *test)
 {
 	struct kfd_mp_stats *st = kfd_mp_test_stats(test);
@@ -292,6 +318,7 @@ static struct kunit_case kfd_mp_stats_cases[] = {
 	KUNIT_CASE_PARAM(kfd_mp_oversub_reasons_table, kfd_mp_oversub_gen_params),
 	KUNIT_CASE(kfd_mp_runlist_accounting),
 	KUNIT_CASE(kfd_mp_unmap_accounting),
+	KUNIT_CASE(kfd_mp_rlq_accounting),
 	KUNIT_CASE(kfd_mp_reset_clears_everything),
 	KUNIT_CASE(kfd_mp_names_complete),
 	KUNIT_CASE(kfd_mp_print_format),
