@@ -27,6 +27,32 @@ unsigned int kfd_mp_slot_nranges(unsigned int nbits, unsigned int range)
 	return range ? nbits / range : 0;
 }
 
+/*
+ * The slot of a process among @n: @pid mod @n under KFD_MP_SLOT_PID,
+ * @index under KFD_MP_SLOT_INDEX if it is below @n; -ENOENT otherwise.
+ */
+static int kfd_mp_slot_pick(enum kfd_mp_slot_policy policy, pid_t pid,
+			    int index, unsigned int n, unsigned int *slot)
+{
+	if (!n)
+		return -ENOENT;
+
+	switch (policy) {
+	case KFD_MP_SLOT_PID:
+		if (pid < 0)
+			return -ENOENT;
+		*slot = (unsigned int)pid % n;
+		return 0;
+	case KFD_MP_SLOT_INDEX:
+		if (index < 0 || (unsigned int)index >= n)
+			return -ENOENT;
+		*slot = index;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
 /**
  * kfd_mp_slot_range - first slot of a process's range
  * @policy: KFD_MP_SLOT_PID or KFD_MP_SLOT_INDEX; any other has no range
@@ -47,25 +73,14 @@ int kfd_mp_slot_range(enum kfd_mp_slot_policy policy, pid_t pid, int index,
 		      unsigned int nbits, unsigned int range,
 		      unsigned int *base)
 {
-	unsigned int nranges = kfd_mp_slot_nranges(nbits, range);
+	unsigned int r;
+	int ret;
 
-	if (!nranges)
-		return -ENOENT;
-
-	switch (policy) {
-	case KFD_MP_SLOT_PID:
-		if (pid < 0)
-			return -ENOENT;
-		*base = ((unsigned int)pid % nranges) * range;
-		return 0;
-	case KFD_MP_SLOT_INDEX:
-		if (index < 0 || (unsigned int)index >= nranges)
-			return -ENOENT;
-		*base = index * range;
-		return 0;
-	default:
-		return -ENOENT;
-	}
+	ret = kfd_mp_slot_pick(policy, pid, index,
+			       kfd_mp_slot_nranges(nbits, range), &r);
+	if (!ret)
+		*base = r * range;
+	return ret;
 }
 
 /**
@@ -254,23 +269,7 @@ int kfd_mp_db_slot(const struct kfd_mp_db_layout *l,
 		   enum kfd_mp_slot_policy policy, pid_t pid, int index,
 		   u32 *slot)
 {
-	if (!l->nslots)
-		return -ENOENT;
-
-	switch (policy) {
-	case KFD_MP_SLOT_PID:
-		if (pid < 0)
-			return -ENOENT;
-		*slot = (u32)pid % l->nslots;
-		return 0;
-	case KFD_MP_SLOT_INDEX:
-		if (index < 0 || (u32)index >= l->nslots)
-			return -ENOENT;
-		*slot = index;
-		return 0;
-	default:
-		return -ENOENT;
-	}
+	return kfd_mp_slot_pick(policy, pid, index, l->nslots, slot);
 }
 
 /**
