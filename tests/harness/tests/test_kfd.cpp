@@ -73,6 +73,21 @@ TEST(KfdSysfs, ListsOnlyGpuNodesOfTheTopology)
 	EXPECT_TRUE(gpu_topology(none).array().empty());
 }
 
+// Real text: /sys/class/kfd of the patched amdgpu.ko under QEMU, where KFD
+// only adds the CPU node (fixtures/qemu-sysfs-kfd.txt, from scripts/qemu-smoke.sh).
+TEST(KfdSysfs, QemuCaptureHasOnlyTheCpuNode)
+{
+	KfdPaths qemu;
+	qemu.sysfs = fixtures + "/qemu-sysfs";
+	const auto kv = parse_properties(*read_text(qemu.sysfs + "/topology/nodes/0/properties"));
+	EXPECT_EQ(value_of(kv, "cpu_cores_count"), "1");
+	EXPECT_EQ(value_of(kv, "simd_count"), "0");
+	EXPECT_EQ(value_of(kv, "gfx_target_version"), "0");
+	EXPECT_GT(kv.size(), 30u);
+	EXPECT_TRUE(gpu_topology(qemu).array().empty());
+	EXPECT_FALSE(process_queues(qemu, 1));
+}
+
 TEST(KfdDebugfs, ParsesSectionsAndPlainKeys)
 {
 	const auto kv = parse_sectioned("# comment: skipped\nversion: 2\nnode 1:\n  a: 5\n  b: x y\nnode 2:\n  a: 6\nno colon\n");
