@@ -155,9 +155,13 @@ static void kfd_mp_reset_clears_everything(struct kunit *test)
 {
 	struct kfd_mp_stats *st = kfd_mp_test_stats(test);
 	struct kfd_mp_load load = { 3, 8, 3, 3, 24, 2 };
-	struct kfd_mp_stats_snapshot s, zero = {};
+	/* on the heap: two snapshots are too big for a kernel stack frame */
+	struct kfd_mp_stats_snapshot *zero = kunit_kzalloc(test, sizeof(*zero),
+							   GFP_KERNEL);
+	struct kfd_mp_stats_snapshot s;
 	u64 before;
 
+	KUNIT_ASSERT_NOT_NULL(test, zero);
 	kfd_mp_stats_runlist(st, &load, kfd_mp_oversub_reasons(&load), 7,
 			     false);
 	kfd_mp_stats_unmap(st, 5, false);
@@ -170,8 +174,8 @@ static void kfd_mp_reset_clears_everything(struct kunit *test)
 	kfd_mp_stats_reset(st);
 	kfd_mp_stats_read(st, &s);
 	KUNIT_EXPECT_GE(test, s.reset_ns, before);
-	zero.reset_ns = s.reset_ns;
-	KUNIT_EXPECT_MEMEQ(test, &s, &zero, sizeof(s));
+	zero->reset_ns = s.reset_ns;
+	KUNIT_EXPECT_MEMEQ(test, &s, zero, sizeof(s));
 }
 
 static void kfd_mp_names_complete(struct kunit *test)
