@@ -49,7 +49,7 @@ mkdir -p "$m/parameters" "$m/holders" "$KFDMP_KFD_SYSFS/topology/nodes/1" "$(dir
 echo 0 >"$m/refcnt"
 echo 0 >"$m/parameters/sched_policy"; echo 0 >"$m/parameters/mes"; echo -1 >"$m/parameters/hws_max_conc_proc"
 if [ "$kind" = ours ]; then
-	echo 0 >"$m/parameters/kfd_mp"
+	echo 0 >"$m/parameters/kfd_mp"; echo 8 >"$m/parameters/kfd_queue_slot_range"
 	for w in kfd_queue_slot_policy kfd_doorbell_placement kfd_queued_runlist; do echo default >"$m/parameters/$w"; done
 	cp "$MOCK_SAMPLE/configs/stock/mp_stats.before" "$KFDMP_KFD_DEBUGFS/mp_stats"
 	echo "hqds" >"$KFDMP_KFD_DEBUGFS/hqds"; echo "rls" >"$KFDMP_KFD_DEBUGFS/rls"
@@ -66,7 +66,7 @@ chmod +x "$tmp/bin/mock-load"
 stub insmod '[ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
 shift
 for p in "$@"; do
-	case $p in *=refuse) echo "amdgpu: ${p%%=*}: invalid value '"'"'refuse'"'"'" >>"$KFDMP_KMSG"; echo "insmod: Invalid parameters" >&2; exit 1 ;; esac
+	case $p in kfd_queue_slot_range=512) echo "amdgpu: probe of the test GPU failed with -ENOMEM (mock)" >>"$KFDMP_KMSG"; echo "insmod: Cannot allocate memory" >&2; exit 1 ;; esac
 done
 echo "$*" >>"$MOCK/insmod.log"
 mock-load ours "$@"'
@@ -84,7 +84,8 @@ depends) echo "drm_ttm_helper,ttm,gpu-sched" ;;
 srcversion) echo "" ;;
 path) echo "/lib/modules/$KVER/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz" ;;
 params) printf "%s\n" "sched_policy:Scheduling policy (int)" "kfd_mp:Multi-process scheduling changes" \
-	"kfd_queue_slot_policy:queue slots" "kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ;;
+	"kfd_queue_slot_policy:queue slots" "kfd_queue_slot_range:slots per range" \
+	"kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ;;
 esac'
 stub dmesg 'cat "$KFDMP_KMSG"'
 stub uname '[ "${1:-}" = -r ] && echo "$KVER" || /bin/uname "$@"'
@@ -117,7 +118,7 @@ export PATH=$tmp/bin:$PATH
 cat >"$tmp/matrix.conf" <<'EOF'
 stock | - | defaults
 all   | kfd_mp=1 | everything
-bad   | kfd_queued_runlist=refuse | insmod refuses this
+bad   | kfd_queue_slot_range=512 | a valid value whose insmod the mock box refuses
 EOF
 tb() { "$root/scripts/testbox.sh" "$@" --matrix "$tmp/matrix.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
 	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
@@ -157,9 +158,10 @@ EOF
 # --- failure --------------------------------------------------------------------------------
 rm -f "$MOCK/insmod.log"
 rc=0; tb --configs stock,bad,all --out "$tmp/fail" >"$tmp/fail.log" 2>&1 || rc=$?
+cat "$tmp/fail.log" >&2
 [ "$rc" = 1 ] && ok "failure: exit 1" || { tail -n 30 "$tmp/fail.log"; bad "failure: exit $rc"; }
-grep -q "^failed: insmod refused kfd_queued_runlist=refuse" "$tmp/fail/configs/bad/status" &&
-	ok "failure: recorded: $(cut -c1-90 "$tmp/fail/configs/bad/status")" || bad "failure: status $(cat "$tmp/fail/configs/bad/status" 2>/dev/null)"
+grep -q "^failed: insmod refused kfd_queue_slot_range=512" "$tmp/fail/configs/bad/status" &&
+	ok "failure: recorded: $(cut -c1-90 "$tmp/fail/configs/bad/status")" || { tail -n 20 "$tmp/fail.log"; bad "failure: status $(cat "$tmp/fail/configs/bad/status" 2>/dev/null)"; }
 [ "$(cat "$tmp/fail/configs/all/status")" = ok ] && ok "failure: the sweep went on to the next configuration" || bad "failure: 'all' did not run"
 stock_back && ok "failure: the stock driver is back" || bad "failure: stock driver not back"
 
