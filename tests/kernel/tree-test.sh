@@ -5,6 +5,8 @@
 # after; a patch that does not apply stops apply and is named; commits made
 # by hand in the tree are never thrown away.
 set -euo pipefail
+# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# shellcheck disable=SC2015
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
