@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
+# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# shellcheck disable=SC2015
 # scripts/tree.sh on a toy base tree (KSRC as a directory, a scratch copy of
 # the scripts with their own patches/): prepare makes a pristine tagged base
 # with a reproducible hash; apply applies the series once and is a no-op
 # after; a patch that does not apply stops apply and is named; commits made
 # by hand in the tree are never thrown away.
 set -euo pipefail
-# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
-# shellcheck disable=SC2015
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
