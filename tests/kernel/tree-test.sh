@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 # scripts/tree.sh on a toy base tree (KSRC as a directory, a scratch copy of
 # the scripts with their own patches/): prepare makes a pristine tagged base
@@ -7,12 +7,9 @@
 # after; a patch that does not apply stops apply and is named; commits made
 # by hand in the tree are never thrown away.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { printf 'ok: %s\n' "$*"; }
-bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+# shellcheck source-path=SCRIPTDIR source=../test-lib.sh
+. "$(dirname "$0")/../test-lib.sh"
+scratch tree-test
 
 # A project copy whose patches/ we control.
 mkdir -p "$tmp/proj/scripts" "$tmp/proj/patches" "$tmp/src/drivers"
@@ -57,4 +54,4 @@ rc=0; FORCE=1 "$tree" apply >"$tmp/broken.log" 2>&1 || rc=$?
 [ "$rc" != 0 ] && grep -q 'patch does not apply: patches/0002-drm-amdkfd-second.patch' "$tmp/broken.log" &&
 	ok "apply: names the patch that does not apply" || bad "broken patch: rc=$rc $(cat "$tmp/broken.log")"
 
-[ "$fail" = 0 ] && echo "tree test: PASSED" || { echo "tree test: FAILED"; exit 1; }
+verdict "tree test"

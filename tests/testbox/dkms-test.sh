@@ -15,17 +15,12 @@
 #     at BUILT_MODULE_LOCATION/BUILT_MODULE_NAME.ko with the right vermagic.
 #     Skipped (exit 77) without those headers.
 #  5. `DRY_RUN=1 scripts/testbox.sh dkms-install` prints the dkms steps.
-# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=../../scripts/versions.env
-. "$root/scripts/versions.env"
-tmp=$(mktemp -d /tmp/kfdmp-dkms-test.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fail=0
-ok() { printf 'ok: %s\n' "$*"; }
-bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+# shellcheck source-path=SCRIPTDIR source=../test-lib.sh
+. "$(dirname "$0")/../test-lib.sh"
+scratch dkms-test
 
 # --- 1. stub tree ------------------------------------------------------------------
 tree=$tmp/tree
@@ -179,4 +174,4 @@ else
 	printf '%s\n' "$out"; bad "DRY_RUN=1 dkms-install"
 fi
 [ ! -e "/usr/src/amdgpu-kfdmp-$want_ver" ] && ok "DRY_RUN=1 left /usr/src alone" || bad "DRY_RUN=1 wrote /usr/src"
-[ "$fail" = 0 ] && echo "dkms test: PASSED" || { echo "dkms test: FAILED"; exit 1; }
+verdict "dkms test"

@@ -5,16 +5,13 @@
 # recorded sample (tests/testbox/sample). It must fail when the report
 # generator fails, when a configuration has a value its parameter refuses,
 # and on a bad selection.
-# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../test-lib.sh
+. "$(dirname "$0")/../test-lib.sh"
 tb=$root/scripts/testbox.sh
-tmp=$(mktemp -d /tmp/kfdmp-dry-run-test.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fail=0
-ok() { printf 'ok: %s\n' "$*"; }
-bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+scratch dry-run-test
 
 # --- the whole dry run -----------------------------------------------------------------
 if "$tb" --dry-run --out "$tmp/dry" >"$tmp/dry.log" 2>&1; then
@@ -88,4 +85,4 @@ if KFDMP_TESTBOX_STATE=$tmp/state "$tb" restore >"$tmp/restore.log" 2>&1; then
 else
 	cat "$tmp/restore.log"; bad "restore without state"
 fi
-[ "$fail" = 0 ] && echo "dry-run test: PASSED" || { echo "dry-run test: FAILED"; exit 1; }
+verdict "dry-run test"

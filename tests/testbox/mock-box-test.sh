@@ -15,18 +15,13 @@
 #              `testbox.sh restore` later puts the stock driver back, and a
 #              second restore is a no-op
 #   refusals   a box check that fails (amdgpu in use) loads nothing
-# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # The stubs are written in single quotes on purpose: they expand when they run.
 # shellcheck disable=SC2015,SC2016
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source-path=SCRIPTDIR source=../../scripts/versions.env
-. "$root/scripts/versions.env"
-tmp=$(mktemp -d /tmp/kfdmp-mock-box.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fail=0
-ok() { printf 'ok: %s\n' "$*"; }
-bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+# shellcheck source-path=SCRIPTDIR source=../test-lib.sh
+. "$(dirname "$0")/../test-lib.sh"
+scratch mock-box
 
 export MOCK=$tmp/box
 export KFDMP_MOD_SYSFS=$MOCK/sys/module/amdgpu KFDMP_KFD_SYSFS=$MOCK/sys/class/kfd/kfd
@@ -209,4 +204,4 @@ rc=0; KVER=6.1.0-30-amd64 tb --configs all --out "$tmp/k" >"$tmp/k.log" 2>&1 || 
 [ "$rc" = 1 ] && grep -q 'kernel .*fail' "$tmp/k.log" && [ ! -e "$MOCK/insmod.log" ] && ok "refusal: KVER other than the running kernel" || bad "kernel refusal: exit $rc"
 stock_back && ok "refusals left the stock driver alone" || bad "refusals touched the driver"
 
-[ "$fail" = 0 ] && echo "mock box test: PASSED" || { echo "mock box test: FAILED"; exit 1; }
+verdict "mock box test"

@@ -19,21 +19,18 @@
 #  (3-way, from preimage blobs copied from the base), MAINTAINERS and
 #  drivers/gpu/drm/Makefile are reported as left out.
 #  --dry-build prints the build command for both layouts.
-# ok and bad always succeed, so `cond && ok .. || bad ..` is an if-else here.
+# ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../test-lib.sh
+. "$(dirname "$0")/../test-lib.sh"
 base=${TREE:-$root/build/tree}
 port=$root/scripts/port-series.sh
 if ! git -C "$base" rev-parse -q --verify kfdmp-base >/dev/null 2>&1; then
 	echo "SKIP: no prepared base tree with tag kfdmp-base at $base (make tree)"
 	exit 77
 fi
-tmp=$(mktemp -d /tmp/kfdmp-port-test.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fail=0
-ok() { printf 'ok: %s\n' "$*"; }
-bad() { printf 'FAIL: %s\n' "$*"; fail=1; }
+scratch port-test
 
 patches=()
 for p in "$root"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
@@ -185,4 +182,4 @@ git -C "$tmp/clean" checkout -q vendor
 	ok "kernel layout: --dry-build prints the M= build" || bad "kernel layout: --dry-build output"
 
 echo "port test: $(( $(date +%s) - t0 )) s"
-[ "$fail" = 0 ] && echo "port test: PASSED" || { echo "port test: FAILED"; exit 1; }
+verdict "port test"
