@@ -1,6 +1,9 @@
 #include "kfd_probe.h"
 
+#include "kfd_dump.h"
+
 #include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <dirent.h>
 #include <fcntl.h>
@@ -67,17 +70,38 @@ std::optional<std::string> read_text(const std::string& path)
 	return ss.str();
 }
 
-std::optional<std::map<std::string, int>> process_queues(const KfdPaths& p, pid_t pid)
+std::optional<std::vector<SysfsQueue>> process_queue_list(const KfdPaths& p, pid_t pid)
 {
 	const std::string dir = p.sysfs + "/proc/" + std::to_string(pid) + "/queues";
 	if (access(dir.c_str(), F_OK) != 0)
 		return std::nullopt;
-	std::map<std::string, int> count;
+	std::vector<SysfsQueue> list;
 	for (const auto& q : subdirectories(dir)) {
-		const auto type = read_text(dir + "/" + q + "/queue_type");
-		const std::string t(type ? trim(*type) : "");
-		++count[t.empty() ? "unknown" : t];
+		SysfsQueue sq;
+		sq.id = q;
+		auto number = [&](const char* file) -> std::optional<double> {
+			const auto t = read_text(dir + "/" + q + "/" + file);
+			return t ? as_number(trim(*t)) : std::nullopt;
+		};
+		const auto type = number("type");
+		sq.type = type ? queue_type_name(long(*type)) : "unknown";
+		if (const auto g = number("gpuid"))
+			sq.gpuid = long(*g);
+		if (const auto z = number("size"))
+			sq.size = (unsigned long long)(*z);
+		list.push_back(std::move(sq));
 	}
+	return list;
+}
+
+std::optional<std::map<std::string, int>> process_queues(const KfdPaths& p, pid_t pid)
+{
+	const auto list = process_queue_list(p, pid);
+	if (!list)
+		return std::nullopt;
+	std::map<std::string, int> count;
+	for (const auto& q : *list)
+		++count[q.type];
 	return count;
 }
 
@@ -110,19 +134,42 @@ KeyValues parse_sectioned(std::string_view text)
 	return kv;
 }
 
+bool is_level_key(const std::string& key, const std::string& value)
+{
+	const auto slash = key.rfind('/');
+	const std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+	auto ends = [&](const char* suffix) {
+		const size_t n = std::strlen(suffix);
+		return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+	};
+	return name.rfind("peak_", 0) == 0 || ends("_max") || ends("_hist") || name == "since_reset_ms" ||
+	       !as_number(value);
+}
+
 json::Value deltas(const KeyValues& before, const KeyValues& after)
 {
 	std::map<std::string, std::string> old(before.begin(), before.end());
 	json::Value out = json::Value::Object{};
 	for (const auto& [key, now] : after) {
+		if (is_level_key(key, now))
+			continue;
 		const auto it = old.find(key);
 		const auto n1 = as_number(now);
 		const auto n0 = it == old.end() ? std::optional<double>(0) : as_number(it->second);
 		if (n1 && n0)
 			out.set(key, *n1 - *n0);
-		else if (it == old.end() || it->second != now)
-			out.set(key, now);
 	}
+	return out;
+}
+
+json::Value levels(const KeyValues& after)
+{
+	json::Value out = json::Value::Object{};
+	for (const auto& [key, now] : after)
+		if (is_level_key(key, now)) {
+			const auto n = as_number(now);
+			out.set(key, n ? json::Value(*n) : json::Value(now));
+		}
 	return out;
 }
 
@@ -190,8 +237,7 @@ KfdObserver::KfdObserver(const KfdPaths& paths, const std::string& out_dir, cons
 {
 	if (const auto text = read_text(paths_.debugfs + "/mp_stats"))
 		mp_stats_before_ = parse_sectioned(*text);
-	snapshot("hqds", "before");
-	snapshot("rls", "before");
+	snapshots("before");
 }
 
 void KfdObserver::snapshot(const char* name, const char* when)
@@ -205,22 +251,66 @@ void KfdObserver::snapshot(const char* name, const char* when)
 	mkdir((out_dir_ + "/kfd").c_str(), 0755);
 	std::ofstream(out_dir_ + "/" + rel) << *text;
 	snapshots_.push(rel);
+	json::Value parsed;
+	if (const json::Value* p = parsed_.find(when))
+		parsed = *p;
+	try {
+		const std::string n = name;
+		if (n == "hqds")
+			parsed.set(n, hqds_json(parse_hqds(*text)));
+		else if (n == "mqds")
+			parsed.set(n, mqds_json(parse_mqds(*text)));
+		else if (n == "rls")
+			parsed.set(n, rls_json(parse_rls(*text)));
+	} catch (const DumpParseError& e) {
+		parsed.set(name, json::Value::Object{{"parse_error", e.what()}});
+	}
+	if (std::string(name) == "hqds")
+		last_hqds_ = *text;
+	if (std::string(name) == "mqds" && !last_hqds_.empty()) {
+		try { // the hqds snapshot taken just before this one
+			parsed.set("mqd_to_hqd", map_mqds_to_hqds(parse_mqds(*text), parse_hqds(last_hqds_)));
+		} catch (const DumpParseError&) {
+		}
+	}
+	parsed_.set(when, std::move(parsed));
+}
+
+void KfdObserver::snapshots(const char* when)
+{
+	last_hqds_.clear();
+	for (const char* name : {"hqds", "mqds", "rls"})
+		snapshot(name, when);
+}
+
+void KfdObserver::during_window(const std::vector<pid_t>& pids)
+{
+	sample_queues(pids);
+	snapshots("mid");
 }
 
 void KfdObserver::sample_queues(const std::vector<pid_t>& pids)
 {
 	for (pid_t pid : pids) {
 		json::Value q;
-		if (const auto count = process_queues(paths_, pid)) {
-			int total = 0;
-			json::Value by_type = json::Value::Object{};
-			for (const auto& [type, n] : *count) {
-				by_type.set(type, n);
-				total += n;
+		if (const auto list = process_queue_list(paths_, pid)) {
+			std::map<std::string, int> count;
+			json::Value items = json::Value::Array{};
+			for (const auto& sq : *list) {
+				++count[sq.type];
+				items.push(json::Value::Object{
+					{"id", sq.id},
+					{"type", sq.type},
+					{"gpuid", sq.gpuid ? json::Value(int64_t(*sq.gpuid)) : json::Value()},
+					{"size", sq.size ? json::Value(uint64_t(*sq.size)) : json::Value()}});
 			}
+			json::Value by_type = json::Value::Object{};
+			for (const auto& [type, n] : count)
+				by_type.set(type, n);
 			q.set("pid", int64_t(pid));
-			q.set("total", total);
+			q.set("total", int(list->size()));
 			q.set("by_type", std::move(by_type));
+			q.set("list", std::move(items));
 		} else {
 			absent_.push_back(paths_.sysfs + "/proc/" + std::to_string(pid) + "/queues");
 		}
@@ -230,8 +320,7 @@ void KfdObserver::sample_queues(const std::vector<pid_t>& pids)
 
 json::Value KfdObserver::finish()
 {
-	snapshot("hqds", "after");
-	snapshot("rls", "after");
+	snapshots("after");
 	json::Value out;
 	out.set("queues", std::move(queues_));
 	if (kmsg_.available()) {
@@ -246,11 +335,14 @@ json::Value KfdObserver::finish()
 	const auto mp_after = read_text(paths_.debugfs + "/mp_stats");
 	if (mp_stats_before_ && mp_after) {
 		out.set("mp_stats_delta", deltas(*mp_stats_before_, parse_sectioned(*mp_after)));
+		out.set("mp_stats_levels", levels(parse_sectioned(*mp_after)));
 	} else {
 		out.set("mp_stats_delta", nullptr);
+		out.set("mp_stats_levels", nullptr);
 		absent_.push_back(paths_.debugfs + "/mp_stats");
 	}
 	out.set("snapshots", std::move(snapshots_));
+	out.set("parsed", std::move(parsed_));
 	json::Value absent = json::Value::Array{};
 	for (const auto& a : std::set<std::string>(absent_.begin(), absent_.end()))
 		absent.push(a);

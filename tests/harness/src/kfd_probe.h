@@ -26,9 +26,18 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 std::optional<std::string> read_text(const std::string& path);
 
-// <sysfs>/proc/<pid>/queues/<id>/queue_type for each queue directory:
-// count per queue type ("compute", "sdma", ...; "unknown" when the file is
-// unreadable). nullopt when the process has no queues directory.
+// One directory <sysfs>/proc/<pid>/queues/<queue id>/ as the driver
+// creates it (kfd_procfs_add_queue): files gpuid, size and type, where type
+// is the number of enum kfd_queue_type.
+struct SysfsQueue {
+	std::string id;
+	std::string type;      // queue_type_name(), "unknown" when unreadable
+	std::optional<long> gpuid;
+	std::optional<unsigned long long> size;
+};
+// nullopt when the process has no queues directory.
+std::optional<std::vector<SysfsQueue>> process_queue_list(const KfdPaths& p, pid_t pid);
+// Count per queue type of process_queue_list().
 std::optional<std::map<std::string, int>> process_queues(const KfdPaths& p, pid_t pid);
 
 // "name value" lines (topology node properties).
@@ -39,10 +48,14 @@ KeyValues parse_properties(std::string_view text);
 // Lines starting with '#' are comments.
 KeyValues parse_sectioned(std::string_view text);
 
-// after - before for keys whose values are numbers in both (a key missing in
-// before counts from 0); the new text for changed non-numeric values.
-// Unchanged non-numeric keys are left out.
+// Whether an mp_stats key is a level (a value at one moment: peak_*, *_max,
+// since_reset_ms, *_log2_hist and any other text) rather than a counter.
+bool is_level_key(const std::string& key, const std::string& value);
+// after - before for counters (a key missing in before counts from 0).
+// Levels are left out: see levels().
 json::Value deltas(const KeyValues& before, const KeyValues& after);
+// The after values of the level keys (numbers as numbers, text as text).
+json::Value levels(const KeyValues& after);
 
 // GPU nodes of <sysfs>/topology/nodes (gpu_id != 0): node, gpu_id and all
 // properties. Empty when there is no topology.
@@ -69,16 +82,23 @@ private:
 // Everything the harness records about KFD around one run.
 class KfdObserver {
 public:
-	// Snapshots go to <out_dir>/kfd/<tag>-<name>-{before,after}.txt.
+	// Snapshots of hqds, mqds and rls go to
+	// <out_dir>/kfd/<tag>-<name>-{before,mid,after}.txt and are parsed.
 	KfdObserver(const KfdPaths& paths, const std::string& out_dir, const std::string& tag);
-	void sample_queues(const std::vector<pid_t>& pids); // during the window
+	// Halfway through the window: per-process sysfs queues and the mid
+	// snapshots, while the workers' queues are live.
+	void during_window(const std::vector<pid_t>& pids);
+	void sample_queues(const std::vector<pid_t>& pids);
 	// JSON object "kfd" of a run (see README: schema).
 	json::Value finish();
 
 private:
 	void snapshot(const char* name, const char* when);
+	void snapshots(const char* when);
 	KfdPaths paths_;
 	std::string out_dir_, tag_;
+	std::string last_hqds_;
+	json::Value parsed_ = json::Value::Object{}; // when -> {hqds, mqds, rls, mqd_to_hqd}
 	std::optional<KeyValues> mp_stats_before_;
 	KmsgWatch kmsg_;
 	json::Value queues_ = json::Value::Array{};

@@ -1,6 +1,7 @@
 // kfdmp: the multi-process QPS launcher. It never calls the GPU itself; see
 // README.md for the options, the output files and the JSON schema.
 #include "clock.h"
+#include "env_capture.h"
 #include "kfd_probe.h"
 #include "launcher.h"
 #include "options.h"
@@ -69,9 +70,9 @@ bool make_dirs(const std::string& path)
 	return true;
 }
 
-LaunchSpec launch_spec(const Options& o, uint32_t procs)
+LaunchSpec launch_spec(const Options& o, uint32_t procs, const std::string& workload)
 {
-	const bool hsa = o.workload == "hsa";
+	const bool hsa = workload == "hsa";
 	LaunchSpec s;
 	s.worker_bin = !o.worker_bin.empty() ? o.worker_bin
 					      : self_dir() + (hsa ? "/kfdmp-hsa-worker" : "/kfdmp-worker");
@@ -80,7 +81,22 @@ LaunchSpec launch_spec(const Options& o, uint32_t procs)
 	s.config.warmup_ns = seconds_to_ns(o.warmup_s);
 	s.config.duration_ns = seconds_to_ns(o.duration_s);
 	s.config.init_timeout_ns = seconds_to_ns(o.init_timeout_s);
-	s.config.params = o.params;
+	s.config.bin_ns = uint64_t(o.bin_ms * 1e6);
+	s.config.stamp_every = o.stamp_every;
+	{
+		const std::string name = workload;
+		s.config.params = o.params;
+		std::snprintf(s.config.params.name, sizeof s.config.params.name, "%s", name.c_str());
+	}
+	if (o.stamp_every && !s.config.params.stamp_capacity)
+		s.config.params.stamp_capacity = 1u << 17;
+	if (o.cu_split)
+		for (uint32_t i = 0; i < procs; ++i) {
+			WorkloadParams p = s.config.params;
+			p.split_index = i;
+			p.split_count = procs;
+			s.worker_params.push_back(p);
+		}
 	s.devices = o.devices;
 	s.device_env_vars = hsa ? std::vector<std::string>{"ROCR_VISIBLE_DEVICES"}
 				: std::vector<std::string>{"HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"};
@@ -109,34 +125,74 @@ int main(int argc, char** argv)
 		std::fprintf(stderr, "kfdmp: --trace: %s not found or not executable; running without a trace\n",
 			     o.trace_script.c_str());
 	}
+	const std::string started_at = utc_timestamp();
+	const uint64_t bin_ns = uint64_t(o.bin_ms * 1e6);
 	if (std::find(o.procs.begin(), o.procs.end(), 1u) == o.procs.end())
 		o.procs.insert(o.procs.begin(), 1); // scaling ratios need the 1-process run
 	install_interrupt_handlers();
 
+	// One round is every configuration once; the repeats are whole rounds,
+	// so drift over time spreads over every N instead of falling on a ratio.
+	struct Step {
+		uint32_t procs;
+		std::string workload, mix;
+	};
+	std::vector<Step> round;
+	if (!o.tenants.empty()) {
+		uint32_t total = 0;
+		for (const auto& [name, n] : o.tenants) {
+			total += n;
+			if (std::none_of(round.begin(), round.end(), [&](const Step& s) { return s.workload == name; }))
+				round.push_back({1, name, ""});
+		}
+		round.push_back({total, o.tenants.front().first, o.mix});
+	} else {
+		for (uint32_t n : o.procs)
+			round.push_back({n, o.workload, ""});
+	}
+
 	std::vector<Run> runs;
 	bool stop = false;
-	for (size_t i = 0; i < o.procs.size() && !stop; ++i) {
-		const uint32_t procs = o.procs[i];
-		for (uint32_t rep = 0; rep < o.repeat && !stop; ++rep) {
+	for (uint32_t rep = 0; rep < o.repeat && !stop; ++rep) {
+		for (size_t i = 0; i < round.size() && !stop; ++i) {
+			const Step& step = round[i];
 			Run r;
-			r.procs = procs;
+			r.procs = step.procs;
 			r.repeat = rep;
-			KfdObserver kfd(o.kfd, o.out_dir, "N" + std::to_string(procs) + "-r" + std::to_string(rep));
-			LaunchSpec spec = launch_spec(o, procs);
-			spec.mid_window = [&kfd](const std::vector<pid_t>& pids) { kfd.sample_queues(pids); };
+			r.tenant_mix = step.mix;
+			const std::string tag = (step.mix.empty() ? "" : "mix-") + std::string(o.tenants.empty() ? "" : step.workload + "-") +
+						"N" + std::to_string(step.procs) + "-r" + std::to_string(rep);
+			KfdObserver kfd(o.kfd, o.out_dir, tag);
+			LaunchSpec spec = launch_spec(o, step.procs, step.workload);
+			if (!step.mix.empty()) {
+				spec.worker_params.clear();
+				uint32_t idx = 0;
+				for (const auto& [name, n] : o.tenants)
+					for (uint32_t k = 0; k < n; ++k, ++idx) {
+						WorkloadParams p = spec.config.params;
+						std::snprintf(p.name, sizeof p.name, "%s", name.c_str());
+						if (o.cu_split) {
+							p.split_index = idx;
+							p.split_count = step.procs;
+						}
+						spec.worker_params.push_back(p);
+					}
+			}
+			spec.mid_window = [&kfd](const std::vector<pid_t>& pids) { kfd.during_window(pids); };
 			r.launch = launch(spec);
 			r.kfd = kfd.finish();
 			runs.push_back(std::move(r));
-			compute_metrics(runs);
+			compute_metrics(runs, bin_ns);
 			const RunMetrics& m = runs.back().m;
-			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n", o.workload.c_str(), procs,
-				     rep, m.status.c_str(), m.qps, m.reason.empty() ? "" : " ", m.reason.c_str());
+			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n",
+				     step.mix.empty() ? step.workload.c_str() : step.mix.c_str(), step.procs, rep,
+				     m.status.c_str(), m.qps, m.reason.empty() ? "" : " ", m.reason.c_str());
 			// Nothing later can succeed without a device, or after Ctrl-C.
 			stop = m.status == "unavailable" || m.status == "interrupted";
 		}
 	}
 
-	compute_metrics(runs);
+	compute_metrics(runs, bin_ns);
 	print_table(stdout, runs);
 	const std::string json_path = o.out_dir + "/results.json";
 	std::FILE* f = std::fopen(json_path.c_str(), "w");
@@ -144,7 +200,9 @@ int main(int argc, char** argv)
 		std::fprintf(stderr, "kfdmp: cannot write %s: %s\n", json_path.c_str(), std::strerror(errno));
 		return exit_failed;
 	}
-	std::fprintf(f, "%s\n", json::dump(to_json(o, KFDMP_BACKEND, gpu_topology(o.kfd), runs)).c_str());
+	const json::Value doc = to_json(o, KFDMP_BACKEND, started_at, gpu_topology(o.kfd),
+					capture_environment(EnvPaths::for_kfd(o.kfd)), runs);
+	std::fprintf(f, "%s\n", json::dump(doc).c_str());
 	std::fclose(f);
 	write_csv(o.out_dir + "/results.csv", runs);
 	std::printf("results: %s, %s/results.csv\n", json_path.c_str(), o.out_dir.c_str());

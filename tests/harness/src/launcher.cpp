@@ -154,6 +154,8 @@ LaunchResult launch(const LaunchSpec& spec)
 	const RunConfig& cfg = spec.config;
 	SharedRegion region = SharedRegion::create(cfg);
 	LaunchResult result;
+	for (uint32_t i = 0; i < cfg.workers && i < spec.worker_params.size(); ++i)
+		region.slot(i).params = spec.worker_params[i];
 
 	std::vector<ExecImage> images;
 	for (uint32_t i = 0; i < cfg.workers; ++i)
@@ -200,7 +202,9 @@ LaunchResult launch(const LaunchSpec& spec)
 	// Phase 2: the launcher arrives last and so releases everyone at once.
 	if (result.error.empty() && barrier.arrive_and_wait(ready_deadline) == ShmBarrier::Result::released) {
 		result.release_ns = barrier.release_ns();
-		const uint64_t window_end = result.release_ns + cfg.warmup_ns + cfg.duration_ns;
+		result.window_begin_ns = result.release_ns + cfg.warmup_ns;
+		result.window_end_ns = result.window_begin_ns + cfg.duration_ns;
+		const uint64_t window_end = result.window_end_ns;
 		const uint64_t mid = window_end - cfg.duration_ns / 2;
 		bool mid_done = !spec.mid_window;
 		for (reap(children, false); !all_reaped(children); reap(children, false)) {
@@ -246,8 +250,18 @@ LaunchResult launch(const LaunchSpec& spec)
 		w.first_query_ns = slot.first_query_ns;
 		w.measure_begin_ns = slot.measure_begin_ns;
 		w.measure_end_ns = slot.measure_end_ns;
-		const uint64_t* lat = region.latencies(i);
-		w.latencies_ns.assign(lat, lat + std::min<uint64_t>(slot.samples, cfg.latency_capacity));
+		w.workload = slot.params.name;
+		const QueryRecord* rec = region.records(i);
+		w.records.assign(rec, rec + std::min<uint64_t>(slot.samples, cfg.latency_capacity));
+		for (const auto& q : w.records)
+			if (q.start_ns >= result.window_begin_ns && q.start_ns < result.window_end_ns)
+				w.latencies_ns.push_back(q.end_ns - q.start_ns);
+		w.records_dropped = slot.records_dropped;
+		const KernelStamp* st = region.stamps(i);
+		w.stamps.assign(st, st + std::min<uint64_t>(slot.stamps, slot.params.stamp_capacity));
+		w.work_per_query = slot.work_per_query;
+		w.peak_work_rate = slot.peak_work_rate;
+		w.work_unit = std::string(slot.work_unit, strnlen(slot.work_unit, sizeof slot.work_unit));
 		result.workers.push_back(std::move(w));
 	}
 	return result;

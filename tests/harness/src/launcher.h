@@ -24,6 +24,9 @@ struct LaunchSpec {
 	std::vector<std::string> device_env_vars;
 	std::vector<std::pair<std::string, std::string>> env; // set in every worker
 	uint64_t grace_ns = 10'000'000'000; // after the window, before "hung"
+	// Worker i runs worker_params[i] when given (--mix, --cu-split), else
+	// config.params.
+	std::vector<WorkloadParams> worker_params;
 	// Called once, halfway through the measurement window.
 	std::function<void(const std::vector<pid_t>&)> mid_window;
 };
@@ -40,11 +43,18 @@ struct WorkerOutcome {
 	uint64_t first_query_ns = 0;
 	uint64_t measure_begin_ns = 0;
 	uint64_t measure_end_ns = 0;
-	std::vector<uint64_t> latencies_ns;
+	std::string workload;                // this worker's workload name
+	std::vector<uint64_t> latencies_ns;  // queries started in the window
+	std::vector<QueryRecord> records;    // queries ended after the window opened
+	uint64_t records_dropped = 0;
+	std::vector<KernelStamp> stamps;
+	double work_per_query = 0, peak_work_rate = 0;
+	std::string work_unit;
 };
 
 struct LaunchResult {
 	uint64_t release_ns = 0; // 0: the workers were never started together
+	uint64_t window_begin_ns = 0, window_end_ns = 0; // release + warm-up, + duration
 	std::string error;       // launcher-level reason for a failed run
 	bool interrupted = false;
 	std::vector<WorkerOutcome> workers;

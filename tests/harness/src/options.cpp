@@ -65,7 +65,7 @@ struct Spec {
 const std::vector<Spec>& specs()
 {
 	static const std::vector<Spec> table = {
-		{"--workload", "NAME", "latency | saturate | copy | mixed | hsa (default latency)", true,
+		{"--workload", "NAME", "latency | saturate | copy | mixed | gemm | hsa (default latency)", true,
 		 [](Options& o, auto&, auto& v) { o.workload = v; }},
 		{"--procs", "LIST", "process counts, e.g. 1,2,4,8 (default); 1 is added if missing", false,
 		 [](Options& o, auto& opt, auto& v) {
@@ -91,6 +91,56 @@ const std::vector<Spec>& specs()
 		 [](Options& o, auto& opt, auto& v) { o.params.bytes = to_uint(opt, v, 4); }},
 		{"--cus", "N", "restrict each process's stream to the first N CUs (HIP only)", true,
 		 [](Options& o, auto& opt, auto& v) { o.params.cus = to_u32(opt, v, 1); }},
+		{"--cu-split", nullptr, "give each process a disjoint range of CUs (HIP; CUDA: unsupported)", false,
+		 [](Options& o, auto&, auto&) { o.cu_split = true; }},
+		{"--streams", "S", "streams per process, each running the query's kernel chain (default 1)", true,
+		 [](Options& o, auto& opt, auto& v) { o.params.streams = to_u32(opt, v, 1); }},
+		{"--graph", nullptr, "replay the query as a captured HIP/CUDA graph", true,
+		 [](Options& o, auto&, auto&) { o.params.graph = 1; }},
+		{"--gemm", "MxNxK", "gemm: matrix sizes (default 2048x2048x2048)", true,
+		 [](Options& o, auto& opt, auto& v) {
+			 std::vector<std::string> d;
+			 std::stringstream ss(v);
+			 for (std::string p; std::getline(ss, p, 'x');)
+				 d.push_back(p);
+			 if (d.size() != 3)
+				 throw UsageError(opt + ": expected MxNxK, got \"" + v + "\"");
+			 o.params.gemm_m = to_u32(opt, d[0], 1);
+			 o.params.gemm_n = to_u32(opt, d[1], 1);
+			 o.params.gemm_k = to_u32(opt, d[2], 1);
+		 }},
+		{"--rate", "QPS", "open loop: Poisson arrivals at QPS per process; latency from arrival", true,
+		 [](Options& o, auto& opt, auto& v) {
+			 char* end = nullptr;
+			 const double x = std::strtod(v.c_str(), &end);
+			 if (v.empty() || *end || !std::isfinite(x) || x <= 0)
+				 throw UsageError(opt + ": expected a rate > 0, got \"" + v + "\"");
+			 o.params.rate = x;
+		 }},
+		{"--mix", "LIST", "tenants of one run, e.g. latency:4,saturate:4 (each also runs alone at 1 process)",
+		 false, [](Options& o, auto& opt, auto& v) {
+			 o.mix = v;
+			 o.tenants.clear();
+			 for (const auto& part : split(v)) {
+				 const auto colon = part.find(':');
+				 if (colon == std::string::npos || colon == 0)
+					 throw UsageError(opt + ": expected WORKLOAD:PROCS, got \"" + part + "\"");
+				 const std::string name = part.substr(0, colon);
+				 if (!is_known_workload(name) || name == "hsa")
+					 throw UsageError(opt + ": unknown workload \"" + name + "\"");
+				 o.tenants.emplace_back(name, to_u32(opt, part.substr(colon + 1), 1));
+			 }
+			 if (o.tenants.empty())
+				 throw UsageError(opt + ": empty");
+		 }},
+		{"--bin", "MS", "time-series bin in milliseconds (default 100)", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 o.bin_ms = to_seconds(opt, v);
+			 if (o.bin_ms < 1)
+				 throw UsageError(opt + ": at least 1 ms");
+		 }},
+		{"--stamp-every", "K", "GPU-stamp the kernels of every K-th bin's queries (default 5; 0 = off)", false,
+		 [](Options& o, auto& opt, auto& v) { o.stamp_every = to_u32(opt, v); }},
 		{"--hsa-queues", "Q", "hsa: AQL queues each process creates (default 1)", true,
 		 [](Options& o, auto& opt, auto& v) { o.params.hsa_queues = to_u32(opt, v, 1); }},
 		{"--hsa-code-object", "PATH", "hsa: kernel code object (default: next to the worker)", true,
@@ -129,7 +179,7 @@ const std::vector<Spec>& specs()
 
 bool is_known_workload(const std::string& name)
 {
-	for (const char* w : {"latency", "saturate", "copy", "mixed", "hsa"})
+	for (const char* w : {"latency", "saturate", "copy", "mixed", "gemm", "hsa"})
 		if (name == w)
 			return true;
 	return false;
@@ -174,6 +224,9 @@ Options parse_options(Program prog, int argc, char** argv, bool& help_requested)
 	std::snprintf(o.params.name, sizeof o.params.name, "%s", o.workload.c_str());
 	if (o.duration_s <= 0)
 		throw UsageError("--duration must be > 0");
+	if (o.cu_split && o.params.cus)
+		throw UsageError("--cu-split and --cus exclude each other");
+
 	return o;
 }
 

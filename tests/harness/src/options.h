@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kfdmp {
@@ -27,8 +28,14 @@ struct Options {
 	bool trace = false;
 	std::string trace_script;
 	std::string worker_bin; // empty: the worker next to the launcher
-	uint32_t latency_samples = 1u << 20;
+	uint32_t latency_samples = 1u << 19;
 	KfdPaths kfd;
+	std::string mix;            // "latency:4,saturate:4": tenants of one run
+	bool cu_split = false;      // disjoint CU ranges, one per process
+	double bin_ms = 100;        // time-series bin
+	uint32_t stamp_every = 5;   // GPU-stamp every k-th bin (0: never)
+	// --mix parsed: (workload, processes)
+	std::vector<std::pair<std::string, uint32_t>> tenants;
 };
 
 enum class Program { launcher, bare };

@@ -15,19 +15,36 @@ namespace {
 
 double us(uint64_t ns) { return double(ns) / 1000.0; }
 
-RunMetrics metrics_of(const LaunchResult& r)
+Latency latency_of(std::vector<uint64_t> v)
+{
+	Latency l;
+	l.p50_us = percentile(v, 50) / 1000.0;
+	l.p99_us = percentile(v, 99) / 1000.0;
+	l.p999_us = percentile(v, 99.9) / 1000.0;
+	l.max_us = v.empty() ? NAN : double(v.back()) / 1000.0; // sorted by percentile()
+	return l;
+}
+
+RunMetrics metrics_of(const LaunchResult& r, uint64_t bin_ns)
 {
 	RunMetrics m{};
 	std::vector<uint64_t> all;
+	std::vector<std::vector<QueryRecord>> records;
+	std::vector<std::vector<KernelStamp>> stamps;
+	for (const auto& w : r.workers) {
+		records.push_back(w.records);
+		stamps.push_back(w.stamps);
+	}
+	m.win = window_metrics(records, r.window_begin_ns, r.window_end_ns, bin_ns);
+	m.gpu = gpu_breakdown(stamps, records, r.window_begin_ns, r.window_end_ns);
+	m.qps = m.win.aggregate_qps;
 	std::vector<double> qps;
 	uint64_t first_min = UINT64_MAX, first_max = 0;
-	for (const auto& w : r.workers) {
+	for (size_t i = 0; i < r.workers.size(); ++i) {
+		const auto& w = r.workers[i];
 		WorkerMetrics wm{};
-		const uint64_t span = w.measure_end_ns - w.measure_begin_ns;
-		wm.qps = w.queries && span ? double(w.queries) * 1e9 / double(span) : 0;
-		std::vector<uint64_t> lat = w.latencies_ns;
-		wm.p50_us = percentile(lat, 50) / 1000.0;
-		wm.p99_us = percentile(lat, 99) / 1000.0;
+		wm.qps = i < m.win.workers.size() ? m.win.workers[i].qps : 0;
+		wm.lat = latency_of(w.latencies_ns);
 		wm.start_offset_us = w.first_query_ns ? us(w.first_query_ns - r.release_ns) : NAN;
 		if (w.first_query_ns) {
 			first_min = std::min(first_min, w.first_query_ns);
@@ -35,14 +52,42 @@ RunMetrics metrics_of(const LaunchResult& r)
 		}
 		all.insert(all.end(), w.latencies_ns.begin(), w.latencies_ns.end());
 		qps.push_back(wm.qps);
-		m.qps += wm.qps;
 		m.workers.push_back(wm);
+		m.work_rate += w.work_per_query * wm.qps;
+		if (m.peak_rate == 0 && w.peak_work_rate > 0) {
+			m.peak_rate = w.peak_work_rate;
+			m.work_unit = w.work_unit;
+		}
 	}
 	m.jain = jain_index(qps);
 	m.skew_us = first_max >= first_min ? us(first_max - first_min) : NAN;
-	m.p50_us = percentile(all, 50) / 1000.0;
-	m.p99_us = percentile(all, 99) / 1000.0;
+	m.lat = latency_of(all);
 	m.ratio = NAN;
+
+	// Tenants of a --mix run: workers grouped by workload, in order of appearance.
+	std::vector<std::string> names;
+	for (const auto& w : r.workers)
+		if (std::find(names.begin(), names.end(), w.workload) == names.end())
+			names.push_back(w.workload);
+	if (names.size() > 1)
+		for (const auto& name : names) {
+			TenantMetrics t;
+			t.workload = name;
+			std::vector<uint64_t> lat;
+			std::vector<double> tq;
+			for (size_t i = 0; i < r.workers.size(); ++i)
+				if (r.workers[i].workload == name) {
+					++t.procs;
+					t.qps += m.workers[i].qps;
+					tq.push_back(m.workers[i].qps);
+					lat.insert(lat.end(), r.workers[i].latencies_ns.begin(), r.workers[i].latencies_ns.end());
+				}
+			t.qps_per_proc = t.qps / t.procs;
+			t.jain = jain_index(tq);
+			t.lat = latency_of(lat);
+			t.solo_qps = t.ratio = NAN;
+			m.tenants.push_back(t);
+		}
 
 	m.status = "ok";
 	if (r.interrupted)
@@ -65,12 +110,49 @@ RunMetrics metrics_of(const LaunchResult& r)
 
 json::Value num_or_null(double d) { return std::isfinite(d) ? json::Value(d) : json::Value(); }
 
-json::Value latency_json(double p50_us, double p99_us)
+json::Value latency_json(const Latency& l)
 {
-	return json::Value::Object{{"p50", num_or_null(p50_us)}, {"p99", num_or_null(p99_us)}};
+	return json::Value::Object{{"p50", num_or_null(l.p50_us)},
+				   {"p99", num_or_null(l.p99_us)},
+				   {"p99.9", num_or_null(l.p999_us)},
+				   {"max", num_or_null(l.max_us)}};
 }
 
-json::Value worker_json(const WorkerOutcome& w, const WorkerMetrics& m)
+json::Value uint_array(const std::vector<uint32_t>& v)
+{
+	json::Value a = json::Value::Array{};
+	for (uint32_t x : v)
+		a.push(x);
+	return a;
+}
+
+json::Value gpu_json(const GpuBreakdown& g, const LossSplit& l)
+{
+	json::Value j;
+	j.set("available", g.available);
+	j.set("reason", g.reason);
+	j.set("stamped_kernels", g.kernels);
+	j.set("stamped_queries", g.stamped_queries);
+	j.set("queries", g.queries);
+	j.set("sampled_s", g.sampled_s);
+	j.set("busy_fraction", num_or_null(g.available ? g.busy_fraction : NAN));
+	j.set("concurrency", num_or_null(g.available ? g.concurrency : NAN));
+	j.set("mean_kernel_us", num_or_null(g.kernels ? g.mean_kernel_us : NAN));
+	j.set("mean_gap_us", num_or_null(g.mean_gap_us));
+	j.set("mean_submit_us", num_or_null(g.mean_submit_us));
+	j.set("stamp_overhead_pct", num_or_null(g.stamp_overhead_pct));
+	json::Value loss;
+	loss.set("idle_factor", num_or_null(l.idle_factor));
+	loss.set("overlap_factor", num_or_null(l.overlap_factor));
+	loss.set("kernel_slowdown", num_or_null(l.slowdown));
+	loss.set("model_ratio", num_or_null(l.model_ratio));
+	loss.set("idle_share", num_or_null(l.idle_share));
+	loss.set("contention_share", num_or_null(l.contention_share));
+	j.set("vs_1_process", std::move(loss));
+	return j;
+}
+
+json::Value worker_json(const WorkerOutcome& w, const WorkerMetrics& m, const WorkerWindow* win)
 {
 	json::Value j;
 	j.set("index", w.index);
@@ -79,15 +161,23 @@ json::Value worker_json(const WorkerOutcome& w, const WorkerMetrics& m)
 	j.set("device", w.device);
 	j.set("status", w.status);
 	j.set("detail", w.detail);
+	j.set("workload", w.workload);
 	j.set("queries", w.queries);
+	j.set("window_queries", win ? win->completions : 0);
 	j.set("qps", m.qps);
-	j.set("latency_us", latency_json(m.p50_us, m.p99_us));
+	j.set("span_qps", win ? win->span_qps : 0.0);
+	j.set("latency_us", latency_json(m.lat));
 	j.set("latency_samples", uint64_t(w.latencies_ns.size()));
+	j.set("records_dropped", w.records_dropped);
+	j.set("series", win ? uint_array(win->bins) : json::Value::Array{});
+	j.set("starved_bins", win ? uint_array(win->starved_bins) : json::Value::Array{});
 	j.set("start_offset_us", num_or_null(m.start_offset_us));
 	return j;
 }
 
-std::string timestamp()
+} // namespace
+
+std::string utc_timestamp()
 {
 	char buf[32];
 	const time_t t = time(nullptr);
@@ -95,6 +185,8 @@ std::string timestamp()
 	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	return buf;
 }
+
+namespace {
 
 json::Value config_json(const Options& o)
 {
@@ -116,7 +208,18 @@ json::Value config_json(const Options& o)
 	params.set("bytes", p.bytes);
 	params.set("cus", p.cus);
 	params.set("hsa_queues", p.hsa_queues);
+	params.set("streams", p.streams);
+	params.set("graph", p.graph != 0);
+	params.set("gemm_m", p.gemm_m);
+	params.set("gemm_n", p.gemm_n);
+	params.set("gemm_k", p.gemm_k);
+	params.set("rate", p.rate);
+	params.set("stamp_capacity", p.stamp_capacity);
 	c.set("params", std::move(params));
+	c.set("mix", o.mix);
+	c.set("cu_split", o.cu_split);
+	c.set("bin_ms", o.bin_ms);
+	c.set("stamp_every", o.stamp_every);
 	c.set("hw_queues", o.hw_queues ? json::Value(*o.hw_queues) : json::Value());
 	json::Value devices = json::Value::Array{};
 	for (const auto& d : o.devices)
@@ -134,22 +237,48 @@ json::Value config_json(const Options& o)
 
 } // namespace
 
-void compute_metrics(std::vector<Run>& runs)
+void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 {
 	std::vector<double> base;
+	std::map<std::string, std::vector<double>> solo; // workload -> ok 1-process QPS
+	const GpuBreakdown* base_gpu = nullptr;
+	GpuBreakdown mean1;
+	uint32_t n1 = 0;
 	for (auto& r : runs) {
-		r.m = metrics_of(r.launch);
-		if (r.procs == 1 && r.m.status == "ok")
+		r.m = metrics_of(r.launch, bin_ns);
+		if (r.procs == 1 && r.m.status == "ok" && r.tenant_mix.empty()) {
 			base.push_back(r.m.qps);
+			if (!r.launch.workers.empty())
+				solo[r.launch.workers[0].workload].push_back(r.m.qps);
+			if (r.m.gpu.available) {
+				mean1.available = true;
+				mean1.busy_fraction += r.m.gpu.busy_fraction;
+				mean1.concurrency += r.m.gpu.concurrency;
+				mean1.mean_kernel_us += r.m.gpu.mean_kernel_us;
+				++n1;
+			}
+		}
+	}
+	if (n1) {
+		mean1.busy_fraction /= n1;
+		mean1.concurrency /= n1;
+		mean1.mean_kernel_us /= n1;
+		base_gpu = &mean1;
 	}
 	const double base_qps = spread(base).mean;
-	for (auto& r : runs)
-		if (r.m.status == "ok")
+	for (auto& r : runs) {
+		if (r.m.status == "ok" && r.tenant_mix.empty())
 			r.m.ratio = ratio(r.m.qps, base_qps);
+		r.m.loss = loss_split(base_gpu ? *base_gpu : GpuBreakdown{}, r.m.gpu);
+		for (auto& t : r.m.tenants) {
+			t.solo_qps = solo.count(t.workload) ? spread(solo[t.workload]).mean : NAN;
+			t.ratio = ratio(t.qps_per_proc, t.solo_qps);
+		}
+	}
 }
 
-json::Value to_json(const Options& o, const std::string& backend, const json::Value& topology,
-		    const std::vector<Run>& runs)
+json::Value to_json(const Options& o, const std::string& backend, const std::string& started_at,
+		    const json::Value& topology, const json::Value& environment, const std::vector<Run>& runs)
 {
 	json::Value doc;
 	doc.set("schema_version", schema_version);
@@ -158,38 +287,96 @@ json::Value to_json(const Options& o, const std::string& backend, const json::Va
 	char host[256] = "";
 	gethostname(host, sizeof host - 1);
 	doc.set("host", host);
-	doc.set("started_at", timestamp());
+	doc.set("started_at", started_at);
 	doc.set("config", config_json(o));
+	doc.set("environment", environment);
 	doc.set("kfd_topology", topology);
 
 	json::Value jruns = json::Value::Array{};
-	std::map<uint32_t, std::vector<double>> by_procs;
+	std::map<uint32_t, std::vector<const Run*>> by_procs;
 	for (const auto& r : runs) {
 		json::Value j;
 		j.set("procs", r.procs);
 		j.set("repeat", r.repeat);
+		j.set("mix", r.tenant_mix);
 		j.set("status", r.m.status);
 		j.set("reason", r.m.reason);
 		j.set("aggregate_qps", r.m.qps);
+		j.set("sum_of_worker_span_qps", r.m.win.sum_of_span_qps);
 		j.set("scaling_ratio", num_or_null(r.m.ratio));
 		j.set("jain_index", num_or_null(r.m.jain));
 		j.set("start_skew_us", num_or_null(r.m.skew_us));
-		j.set("latency_us", latency_json(r.m.p50_us, r.m.p99_us));
+		j.set("latency_us", latency_json(r.m.lat));
+		json::Value win;
+		win.set("length_s", r.m.win.window_s);
+		win.set("bin_ms", double(r.m.win.bin_ns) / 1e6);
+		win.set("expected_per_worker_bin", r.m.win.expected_per_bin);
+		win.set("judged", r.m.win.judged);
+		win.set("total_series", uint_array(r.m.win.total_bins));
+		win.set("stalled_bins", uint_array(r.m.win.stalled_bins));
+		win.set("any_starved", r.m.win.any_starved());
+		j.set("window", std::move(win));
+		j.set("gpu", gpu_json(r.m.gpu, r.m.loss));
+		json::Value work;
+		work.set("unit", r.m.work_unit);
+		work.set("achieved_per_s", r.m.work_rate);
+		work.set("peak_per_s", r.m.peak_rate > 0 ? json::Value(r.m.peak_rate) : json::Value());
+		work.set("fraction_of_peak", r.m.peak_rate > 0 ? json::Value(r.m.work_rate / r.m.peak_rate) : json::Value());
+		j.set("work", std::move(work));
+		json::Value tenants = json::Value::Array{};
+		for (const auto& t : r.m.tenants) {
+			json::Value tj;
+			tj.set("workload", t.workload);
+			tj.set("procs", t.procs);
+			tj.set("qps", t.qps);
+			tj.set("qps_per_proc", t.qps_per_proc);
+			tj.set("jain_index", num_or_null(t.jain));
+			tj.set("latency_us", latency_json(t.lat));
+			tj.set("solo_qps", num_or_null(t.solo_qps));
+			tj.set("ratio_per_proc_to_solo", num_or_null(t.ratio));
+			tenants.push(std::move(tj));
+		}
+		j.set("tenants", std::move(tenants));
 		json::Value workers = json::Value::Array{};
 		for (size_t i = 0; i < r.launch.workers.size(); ++i)
-			workers.push(worker_json(r.launch.workers[i], r.m.workers[i]));
+			workers.push(worker_json(r.launch.workers[i], r.m.workers[i],
+						 i < r.m.win.workers.size() ? &r.m.win.workers[i] : nullptr));
 		j.set("workers", std::move(workers));
 		j.set("kfd", r.kfd);
 		jruns.push(std::move(j));
 		if (r.m.status == "ok")
-			by_procs[r.procs].push_back(r.m.qps);
+			by_procs[r.procs].push_back(&r);
 	}
 	doc.set("runs", std::move(jruns));
 
 	json::Value summary = json::Value::Array{};
-	const double base = by_procs.count(1) ? spread(by_procs[1]).mean : NAN;
-	for (const auto& [procs, qps] : by_procs) {
+	const double base = by_procs.count(1) ? [&] {
+		std::vector<double> q;
+		for (const Run* r : by_procs[1])
+			if (r->tenant_mix.empty())
+				q.push_back(r->m.qps);
+		return spread(q).mean;
+	}() : NAN;
+	for (const auto& [procs, rs] : by_procs) {
+		std::vector<double> qps, busy, conc, kern, gap, sub, slow, idle_sh, cont_sh, model;
+		uint32_t starved = 0;
+		for (const Run* r : rs) {
+			qps.push_back(r->m.qps);
+			starved += r->m.win.any_starved();
+			if (r->m.gpu.available) {
+				busy.push_back(r->m.gpu.busy_fraction);
+				conc.push_back(r->m.gpu.concurrency);
+				kern.push_back(r->m.gpu.mean_kernel_us);
+				gap.push_back(r->m.gpu.mean_gap_us);
+				sub.push_back(r->m.gpu.mean_submit_us);
+				slow.push_back(r->m.loss.slowdown);
+				idle_sh.push_back(r->m.loss.idle_share);
+				cont_sh.push_back(r->m.loss.contention_share);
+				model.push_back(r->m.loss.model_ratio);
+			}
+		}
 		const Spread s = spread(qps);
+		auto mean = [](const std::vector<double>& v) { return num_or_null(spread(v).mean); };
 		json::Value j;
 		j.set("procs", procs);
 		j.set("runs", uint64_t(qps.size()));
@@ -198,6 +385,16 @@ json::Value to_json(const Options& o, const std::string& backend, const json::Va
 		j.set("qps_max", s.max);
 		j.set("spread_pct", num_or_null(s.spread_pct));
 		j.set("scaling_ratio", num_or_null(ratio(s.mean, base)));
+		j.set("runs_with_starved_worker", starved);
+		j.set("busy_fraction", mean(busy));
+		j.set("concurrency", mean(conc));
+		j.set("mean_kernel_us", mean(kern));
+		j.set("kernel_slowdown", mean(slow));
+		j.set("mean_gap_us", mean(gap));
+		j.set("mean_submit_us", mean(sub));
+		j.set("model_ratio", mean(model));
+		j.set("idle_share", mean(idle_sh));
+		j.set("contention_share", mean(cont_sh));
 		summary.push(std::move(j));
 	}
 	doc.set("summary", std::move(summary));
@@ -206,11 +403,18 @@ json::Value to_json(const Options& o, const std::string& backend, const json::Va
 
 void print_table(std::FILE* out, const std::vector<Run>& runs)
 {
-	std::fprintf(out, "%5s %3s %-11s %12s %7s %6s %9s %10s %10s\n", "procs", "rep", "status", "agg_qps",
-		     "ratio", "jain", "skew_us", "p50_us", "p99_us");
+	std::fprintf(out, "%5s %3s %-11s %12s %7s %6s %9s %10s %10s %6s %6s %7s %7s\n", "procs", "rep", "status",
+		     "agg_qps", "ratio", "jain", "skew_us", "p50_us", "p99_us", "busy", "conc", "slow", "starve");
 	for (const auto& r : runs) {
-		std::fprintf(out, "%5u %3u %-11s %12.1f %7.3f %6.3f %9.1f %10.1f %10.1f\n", r.procs, r.repeat,
-			     r.m.status.c_str(), r.m.qps, r.m.ratio, r.m.jain, r.m.skew_us, r.m.p50_us, r.m.p99_us);
+		std::fprintf(out, "%5u %3u %-11s %12.1f %7.3f %6.3f %9.1f %10.1f %10.1f %6.3f %6.2f %7.3f %7s\n",
+			     r.procs, r.repeat, r.m.status.c_str(), r.m.qps, r.m.ratio, r.m.jain, r.m.skew_us,
+			     r.m.lat.p50_us, r.m.lat.p99_us, r.m.gpu.available ? r.m.gpu.busy_fraction : NAN,
+			     r.m.gpu.available ? r.m.gpu.concurrency : NAN, r.m.loss.slowdown,
+			     r.m.win.any_starved() ? "yes" : "no");
+		for (const auto& t : r.m.tenants)
+			std::fprintf(out, "      tenant %-10s procs=%u qps=%.1f per_proc=%.1f ratio_to_solo=%.3f p50=%.1f "
+					  "p99=%.1f us\n",
+				     t.workload.c_str(), t.procs, t.qps, t.qps_per_proc, t.ratio, t.lat.p50_us, t.lat.p99_us);
 		if (!r.m.reason.empty())
 			std::fprintf(out, "      %s\n", r.m.reason.c_str());
 	}
@@ -220,12 +424,17 @@ void write_csv(const std::string& path, const std::vector<Run>& runs)
 {
 	std::ofstream f(path);
 	f << "procs,repeat,status,aggregate_qps,scaling_ratio,jain_index,start_skew_us,p50_us,p99_us,"
-	     "oversubscribed_lines\n";
+	     "oversubscribed_lines,busy_fraction,concurrency,mean_kernel_us,kernel_slowdown,mean_gap_us,"
+	     "mean_submit_us,starved\n";
 	for (const auto& r : runs) {
 		const json::Value* lines = r.kfd.find("oversubscribed_lines");
 		f << r.procs << ',' << r.repeat << ',' << r.m.status << ',' << r.m.qps << ',' << r.m.ratio << ','
-		  << r.m.jain << ',' << r.m.skew_us << ',' << r.m.p50_us << ',' << r.m.p99_us << ','
-		  << (lines && lines->is_array() ? std::to_string(lines->array().size()) : "") << '\n';
+		  << r.m.jain << ',' << r.m.skew_us << ',' << r.m.lat.p50_us << ',' << r.m.lat.p99_us << ','
+		  << (lines && lines->is_array() ? std::to_string(lines->array().size()) : "") << ','
+		  << (r.m.gpu.available ? r.m.gpu.busy_fraction : NAN) << ','
+		  << (r.m.gpu.available ? r.m.gpu.concurrency : NAN) << ',' << r.m.gpu.mean_kernel_us << ','
+		  << r.m.loss.slowdown << ',' << r.m.gpu.mean_gap_us << ',' << r.m.gpu.mean_submit_us << ','
+		  << (r.m.win.any_starved() ? 1 : 0) << '\n';
 	}
 }
 
@@ -233,7 +442,7 @@ std::string write_plot(const std::string& dir, const std::string& title, const s
 {
 	std::map<uint32_t, std::vector<double>> by_procs;
 	for (const auto& r : runs)
-		if (r.m.status == "ok")
+		if (r.m.status == "ok" && r.tenant_mix.empty())
 			by_procs[r.procs].push_back(r.m.qps);
 	if (by_procs.empty())
 		return "plot: skipped, no successful run";

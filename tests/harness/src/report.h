@@ -1,6 +1,7 @@
 // Turns launcher results into metrics and writes them: the stdout table, the
 // JSON document (schema in README.md), CSV and a gnuplot plot.
 #pragma once
+#include "analysis.h"
 #include "json.h"
 #include "launcher.h"
 #include "options.h"
@@ -11,38 +12,62 @@
 
 namespace kfdmp {
 
-constexpr int schema_version = 1;
+constexpr int schema_version = 2;
+
+struct Latency {
+	double p50_us, p99_us, p999_us, max_us;
+};
 
 struct WorkerMetrics {
-	double qps;      // queries / (end of last - start of first measured query)
-	double p50_us, p99_us;
+	double qps;      // queries completed in the common window / window length
+	Latency lat;
 	double start_offset_us; // first query start - release
+};
+
+// Workers of one workload in a --mix run.
+struct TenantMetrics {
+	std::string workload;
+	uint32_t procs = 0;
+	double qps = 0, qps_per_proc = 0, jain = 0;
+	Latency lat{};
+	double solo_qps = 0; // ok 1-process runs of this workload alone (--mix runs them first)
+	double ratio = 0;    // qps_per_proc / solo_qps
 };
 
 struct RunMetrics {
 	std::string status; // ok | failed | unavailable | interrupted
 	std::string reason; // why, when not ok
-	double qps;         // sum of the workers' QPS
+	double qps;         // queries completed in the common window / window length
 	double ratio;       // qps / mean qps of this invocation's ok 1-process runs
 	double jain;        // fairness of the workers' QPS
 	double skew_us;     // spread of the workers' first-query start times
-	double p50_us, p99_us; // over all workers' samples
+	Latency lat;        // over all workers' samples
 	std::vector<WorkerMetrics> workers;
+	WindowMetrics win;
+	GpuBreakdown gpu;
+	LossSplit loss;     // against the mean of the 1-process runs' breakdowns
+	double work_rate;   // achieved work per second (unit: work_unit)
+	double peak_rate;   // the device's peak of the same unit (0: unknown)
+	std::string work_unit;
+	std::vector<TenantMetrics> tenants; // --mix only
 };
 
 struct Run {
 	uint32_t procs = 0;
 	uint32_t repeat = 0;
+	std::string tenant_mix; // --mix spec of this run; "" otherwise
 	LaunchResult launch;
 	json::Value kfd;
 	RunMetrics m{};
 };
 
 // Fills Run::m for every run (the ratio needs all of them).
-void compute_metrics(std::vector<Run>& runs);
+void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns);
 
-json::Value to_json(const Options& o, const std::string& backend, const json::Value& topology,
-		    const std::vector<Run>& runs);
+// started_at: when the invocation started (UTC ISO 8601).
+json::Value to_json(const Options& o, const std::string& backend, const std::string& started_at,
+		    const json::Value& topology, const json::Value& environment, const std::vector<Run>& runs);
+std::string utc_timestamp();
 void print_table(std::FILE* out, const std::vector<Run>& runs);
 void write_csv(const std::string& path, const std::vector<Run>& runs);
 // Writes qps.dat and qps.gp into dir and runs gnuplot when it is on PATH;

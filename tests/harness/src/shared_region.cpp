@@ -11,16 +11,16 @@
 namespace kfdmp {
 namespace {
 
-constexpr uint64_t region_magic = 0x6b66646d70763031; // "kfdmpv01"
+constexpr uint64_t region_magic = 0x6b66646d70763032; // "kfdmpv02"
 
 size_t slots_offset() { return (sizeof(RegionHeader) + 63) & ~size_t(63); }
 size_t slot_stride() { return (sizeof(WorkerSlot) + 63) & ~size_t(63); }
-size_t latencies_offset(uint32_t workers) { return slots_offset() + workers * slot_stride(); }
+size_t records_offset(uint32_t workers) { return slots_offset() + workers * slot_stride(); }
+size_t records_size(const RunConfig& c) { return size_t(c.latency_capacity) * sizeof(QueryRecord); }
+size_t stamps_offset(const RunConfig& c) { return records_offset(c.workers) + c.workers * records_size(c); }
+size_t stamps_size(const RunConfig& c) { return size_t(c.params.stamp_capacity) * sizeof(KernelStamp); }
 
-size_t region_size(const RunConfig& c)
-{
-	return latencies_offset(c.workers) + size_t(c.workers) * c.latency_capacity * sizeof(uint64_t);
-}
+size_t region_size(const RunConfig& c) { return stamps_offset(c) + c.workers * stamps_size(c); }
 
 [[noreturn]] void fail(const char* what)
 {
@@ -68,6 +68,8 @@ SharedRegion SharedRegion::create(const RunConfig& config)
 	h.size = size;
 	h.config = config;
 	h.barrier.init(config.workers + 1);
+	for (uint32_t i = 0; i < config.workers; ++i)
+		r.slot(i).params = config.params;
 	return r;
 }
 
@@ -104,11 +106,17 @@ WorkerSlot& SharedRegion::slot(uint32_t i) const
 	return *reinterpret_cast<WorkerSlot*>(static_cast<char*>(base_) + slots_offset() + i * slot_stride());
 }
 
-uint64_t* SharedRegion::latencies(uint32_t i) const
+QueryRecord* SharedRegion::records(uint32_t i) const
 {
-	size_t off = latencies_offset(header().config.workers) +
-		     size_t(i) * header().config.latency_capacity * sizeof(uint64_t);
-	return reinterpret_cast<uint64_t*>(static_cast<char*>(base_) + off);
+	const RunConfig& c = header().config;
+	return reinterpret_cast<QueryRecord*>(static_cast<char*>(base_) + records_offset(c.workers) +
+					      i * records_size(c));
+}
+
+KernelStamp* SharedRegion::stamps(uint32_t i) const
+{
+	const RunConfig& c = header().config;
+	return reinterpret_cast<KernelStamp*>(static_cast<char*>(base_) + stamps_offset(c) + i * stamps_size(c));
 }
 
 } // namespace kfdmp

@@ -25,22 +25,39 @@ const char* to_string(WorkerState s);
 
 struct RunConfig {
 	uint32_t workers;
-	uint32_t latency_capacity; // latency samples kept per worker
+	uint32_t latency_capacity; // query records kept per worker
 	uint64_t warmup_ns;
 	uint64_t duration_ns;
 	uint64_t init_timeout_ns; // workers give up waiting at the barrier after this
-	WorkloadParams params;
+	uint64_t bin_ns;          // time-series bin (100 ms)
+	uint32_t stamp_every;     // GPU-stamp the queries of every k-th bin (0: none)
+	WorkloadParams params;    // default for every worker (WorkerSlot::params)
+};
+
+// One query of a worker: host CLOCK_MONOTONIC start (open loop: the
+// scheduled arrival) and end, host submission time, and whether its
+// kernels were GPU-stamped. Recorded for every query that ends after the
+// window opened.
+struct QueryRecord {
+	uint64_t start_ns, end_ns;
+	uint32_t submit_ns;
+	uint32_t stamped;
 };
 
 struct WorkerSlot {
 	std::atomic<WorkerState> state;
 	int32_t pid;
+	WorkloadParams params;     // this worker's workload (set by the launcher)
 	uint64_t first_query_ns;   // start of the first query after release
 	uint64_t measure_begin_ns; // start of the first measured query
 	uint64_t measure_end_ns;   // end of the last measured query
-	uint64_t queries;          // measured queries
-	uint64_t samples;          // latencies recorded (<= latency_capacity)
-	char device[96];
+	uint64_t queries;          // measured queries (started inside the window)
+	uint64_t samples;          // query records (<= latency_capacity)
+	uint64_t records_dropped;  // queries not recorded for lack of capacity
+	uint64_t stamps;           // kernel stamps (<= params.stamp_capacity)
+	double work_per_query, peak_work_rate;
+	char work_unit[16];
+	char device[160];
 	char error[256];
 };
 
@@ -65,7 +82,8 @@ public:
 	int fd() const { return fd_; }
 	RegionHeader& header() const { return *static_cast<RegionHeader*>(base_); }
 	WorkerSlot& slot(uint32_t i) const;
-	uint64_t* latencies(uint32_t i) const; // latency_capacity entries, ns
+	QueryRecord* records(uint32_t i) const; // latency_capacity entries
+	KernelStamp* stamps(uint32_t i) const;  // params.stamp_capacity entries
 
 private:
 	SharedRegion(int fd, void* base, size_t size) : fd_(fd), base_(base), size_(size) {}

@@ -3,12 +3,15 @@
 #include "clock.h"
 #include "shared_region.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <random>
 #include <string_view>
+#include <ctime>
 #include <unistd.h>
 
 namespace kfdmp {
@@ -27,39 +30,86 @@ int fail(WorkerSlot& slot, int code, const std::string& why)
 	return code;
 }
 
-// Warm-up and measurement: a query counts when it starts inside the window.
-void run_window(Workload& w, const RunConfig& cfg, uint64_t release_ns, WorkerSlot& slot,
-		uint64_t* latencies)
+void sleep_until(uint64_t t_ns)
+{
+	timespec ts{time_t(t_ns / 1000000000), long(t_ns % 1000000000)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+	}
+}
+
+// Warm-up and measurement. A query counts for QPS when it starts inside the
+// window; every query that ends after the window opened is recorded (start,
+// end), so the launcher can count completions inside the common window. In
+// open-loop mode (params.rate > 0) arrivals follow a Poisson process and a
+// query's start is its scheduled arrival, so latency includes queueing.
+void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint64_t release_ns,
+		WorkerSlot& slot, QueryRecord* records)
 {
 	const uint64_t measure_from = release_ns + cfg.warmup_ns;
 	const uint64_t end = measure_from + cfg.duration_ns;
-	uint64_t queries = 0, samples = 0;
+	const bool stamping = cfg.stamp_every && cfg.bin_ns && p.stamp_capacity && w.stamps();
+	std::mt19937_64 rng(uint64_t(getpid()) * 0x9e3779b97f4a7c15ull);
+	std::exponential_distribution<double> gap(p.rate > 0 ? p.rate : 1.0);
+	uint64_t queries = 0, samples = 0, dropped = 0, next_arrival = now_ns();
+	int64_t stamped_bin = -1;
 	slot.first_query_ns = now_ns();
-	for (uint64_t t0 = slot.first_query_ns; t0 < end; t0 = now_ns()) {
+	for (;;) {
+		uint64_t t0 = now_ns();
+		uint64_t start = t0;
+		if (p.rate > 0) {
+			if (next_arrival >= end)
+				break;
+			if (next_arrival > t0) {
+				sleep_until(next_arrival);
+				t0 = now_ns();
+			}
+			start = next_arrival;
+			next_arrival += uint64_t(gap(rng) * 1e9);
+		} else if (t0 >= end) {
+			break;
+		}
+		const int64_t bin = t0 >= measure_from ? int64_t((t0 - measure_from) / cfg.bin_ns) : -1;
+		const bool stamp = stamping && bin >= 0 && bin % cfg.stamp_every == cfg.stamp_every / 2;
+		if ((stamp ? bin : -1) != stamped_bin) {
+			stamped_bin = stamp ? bin : -1;
+			w.stamp_queries(stamped_bin);
+		}
 		w.query();
 		const uint64_t t1 = now_ns();
-		if (t0 < measure_from)
+		if (t1 < measure_from)
 			continue;
-		if (queries++ == 0)
-			slot.measure_begin_ns = t0;
-		slot.measure_end_ns = t1;
+		if (start >= measure_from) {
+			if (queries++ == 0)
+				slot.measure_begin_ns = start;
+			slot.measure_end_ns = t1;
+		}
 		if (samples < cfg.latency_capacity)
-			latencies[samples++] = t1 - t0;
+			records[samples++] = {start, t1, uint32_t(std::min<uint64_t>(w.last_submit_ns(), UINT32_MAX)),
+					      stamp ? 1u : 0u};
+		else
+			++dropped;
 	}
+	if (stamped_bin >= 0)
+		w.stamp_queries(-1);
 	slot.queries = queries;
 	slot.samples = samples;
+	slot.records_dropped = dropped;
 }
 
 int run(const SharedRegion& region, uint32_t index, WorkloadFactory make)
 {
 	const RunConfig& cfg = region.header().config;
 	WorkerSlot& slot = region.slot(index);
+	const WorkloadParams params = slot.params;
 	slot.state.store(WorkerState::initialising, std::memory_order_release);
 
 	std::unique_ptr<Workload> w;
 	try {
-		w = make(cfg.params);
+		w = make(params);
 		set_text(slot.device, sizeof slot.device, w->device());
+		slot.work_per_query = w->work_per_query();
+		slot.peak_work_rate = w->peak_work_rate();
+		set_text(slot.work_unit, sizeof slot.work_unit, w->work_unit());
 		w->query(); // first-use costs (module load, page mapping) stay out of the window
 	} catch (const Unavailable& e) {
 		return fail(slot, worker_unavailable, e.what());
@@ -67,8 +117,8 @@ int run(const SharedRegion& region, uint32_t index, WorkloadFactory make)
 		return fail(slot, worker_error, std::string("initialisation: ") + e.what());
 	}
 
-	// Fault the latency buffer in now, so page faults stay out of the window.
-	std::memset(region.latencies(index), 0, cfg.latency_capacity * sizeof(uint64_t));
+	// Fault the record buffer in now, so page faults stay out of the window.
+	std::memset(static_cast<void*>(region.records(index)), 0, cfg.latency_capacity * sizeof(QueryRecord));
 	slot.state.store(WorkerState::ready, std::memory_order_release);
 	switch (region.header().barrier.arrive_and_wait(now_ns() + cfg.init_timeout_ns)) {
 	case ShmBarrier::Result::released: break;
@@ -77,7 +127,8 @@ int run(const SharedRegion& region, uint32_t index, WorkloadFactory make)
 	}
 	slot.state.store(WorkerState::running, std::memory_order_release);
 	try {
-		run_window(*w, cfg, region.header().barrier.release_ns(), slot, region.latencies(index));
+		run_window(*w, cfg, params, region.header().barrier.release_ns(), slot, region.records(index));
+		slot.stamps = w->collect_stamps(region.stamps(index), params.stamp_capacity);
 		slot.state.store(WorkerState::verifying, std::memory_order_release);
 		w->verify();
 	} catch (const VerifyError& e) {

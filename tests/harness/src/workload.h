@@ -17,8 +17,22 @@ struct WorkloadParams {
 	uint32_t threads;    // threads per block
 	uint64_t bytes;      // copy: bytes per direction
 	uint32_t cus;        // restrict the stream to the first N CUs (HIP only)
+	uint32_t split_index, split_count; // --cu-split: CU range index of split_count
 	uint32_t hsa_queues; // hsa: AQL queues per process
+	uint32_t streams;    // streams per process; each runs its own kernel chain
+	uint32_t graph;      // 1: replay the query as a captured graph
+	uint32_t gemm_m, gemm_n, gemm_k; // gemm: matrix sizes
+	uint32_t stamp_capacity; // GPU-stamped kernels kept per worker (0: none)
+	double rate;         // open-loop Poisson arrivals per second (0: closed loop)
 	char code_object[256]; // hsa: code object path, empty = next to the worker
+};
+
+// Start and end of one kernel on the device clock (ns, common to every
+// process on the device), and the 100 ms bin of the query it belongs to.
+struct KernelStamp {
+	uint64_t start_ns, end_ns;
+	uint32_t bin;
+	uint32_t kernel; // index in its query
 };
 
 class Workload {
@@ -31,6 +45,23 @@ public:
 	virtual void verify() = 0;
 	// The device the workload runs on, for the report.
 	virtual std::string device() const = 0;
+
+	// GPU-side timestamps. When stamps() returns true, the workload records
+	// the device-clock start and end of every kernel of the queries run
+	// between stamp_queries(bin) and stamp_queries(-1); collect_stamps()
+	// copies them out after the window. Workloads without them keep the
+	// defaults.
+	virtual bool stamps() const { return false; }
+	virtual void stamp_queries(int64_t /*bin*/) {}
+	virtual size_t collect_stamps(KernelStamp* /*out*/, size_t /*capacity*/) { return 0; }
+	// Work of one query, for the achieved-rate figure: FMA operations (or
+	// bytes moved) and the device's peak rate of the same unit; 0 = unknown.
+	virtual double work_per_query() const { return 0; }
+	virtual double peak_work_rate() const { return 0; }
+	virtual const char* work_unit() const { return ""; }
+	// Host time spent submitting the last query (launch calls up to the
+	// synchronise), ns; 0 = not measured.
+	virtual uint64_t last_submit_ns() const { return 0; }
 };
 
 struct VerifyError : std::runtime_error {
