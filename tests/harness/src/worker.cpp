@@ -68,7 +68,7 @@ void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint
 		} else if (t0 >= end) {
 			break;
 		}
-		const int64_t bin = t0 >= measure_from ? int64_t((t0 - measure_from) / cfg.bin_ns) : -1;
+		const int64_t bin = stamping && t0 >= measure_from ? int64_t((t0 - measure_from) / cfg.bin_ns) : -1;
 		const bool stamp = stamping && bin >= 0 && bin % cfg.stamp_every == cfg.stamp_every / 2;
 		if ((stamp ? bin : -1) != stamped_bin) {
 			stamped_bin = stamp ? bin : -1;

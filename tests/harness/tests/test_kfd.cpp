@@ -31,13 +31,23 @@ std::string value_of(const KeyValues& kv, const std::string& key)
 
 } // namespace
 
-TEST(KfdSysfs, CountsQueuesPerTypeOfAProcess)
+// The fixture's queue directories hold what kfd_procfs_queue_show() prints:
+// gpuid, size and type (the number of enum kfd_queue_type).
+TEST(KfdSysfs, CountsQueuesPerNamedTypeOfAProcess)
 {
 	const auto q = process_queues(fixture_paths(), 4242);
 	ASSERT_TRUE(q);
 	EXPECT_EQ(q->at("compute"), 4);
 	EXPECT_EQ(q->at("sdma"), 1);
-	EXPECT_EQ(q->size(), 2u);
+	EXPECT_EQ(q->at("sdma_xgmi"), 1);
+	EXPECT_EQ(q->size(), 3u);
+	const auto list = process_queue_list(fixture_paths(), 4242);
+	ASSERT_TRUE(list);
+	ASSERT_EQ(list->size(), 6u);
+	for (const auto& e : *list) {
+		EXPECT_EQ(e.gpuid.value_or(-1), 12345) << e.id;
+		EXPECT_TRUE(e.size.has_value()) << e.id;
+	}
 }
 
 TEST(KfdSysfs, TellsAnEmptyQueueDirectoryFromAnAbsentOne)
@@ -98,7 +108,7 @@ TEST(KfdDebugfs, ParsesSectionsAndPlainKeys)
 	EXPECT_EQ(value_of(kv, "node 2/a"), "6");
 }
 
-TEST(KfdDebugfs, ComputesDeltasOfNumericKeysGenerically)
+TEST(KfdDebugfs, SubtractsCountersAndKeepsLevelsAsLevels)
 {
 	const auto before = parse_sectioned(*read_text(fixtures + "/mp_stats.before"));
 	const auto after = parse_sectioned(*read_text(fixtures + "/mp_stats.after"));
@@ -108,9 +118,30 @@ TEST(KfdDebugfs, ComputesDeltasOfNumericKeysGenerically)
 	EXPECT_EQ(d.at("node 1 gpu_id 12345/preemptions").number(), 0);
 	EXPECT_EQ(d.at("node 1 gpu_id 12345/new_counter").number(), 4);
 	EXPECT_EQ(d.at("node 2 gpu_id 23456/runlist_submissions").number(), 0.5);
-	EXPECT_EQ(d.at("node 1 gpu_id 12345/hws_state").string(), "oversubscribed");
-	EXPECT_EQ(d.at("node 1 gpu_id 12345/unmap_us_log2_hist").string(), "0 3 1");
-	EXPECT_EQ(d.find("node 1 gpu_id 12345/firmware"), nullptr); // unchanged text
+	EXPECT_EQ(d.find("node 1 gpu_id 12345/hws_state"), nullptr);
+	EXPECT_EQ(d.find("node 1 gpu_id 12345/unmap_us_log2_hist"), nullptr);
+	const json::Value l = levels(after);
+	EXPECT_EQ(l.at("node 1 gpu_id 12345/hws_state").string(), "oversubscribed");
+	EXPECT_EQ(l.at("node 1 gpu_id 12345/unmap_us_log2_hist").string(), "0 3 1");
+	EXPECT_EQ(l.at("node 1 gpu_id 12345/firmware").string(), "0x1f");
+}
+
+// The names the series' kfd_debugfs_mp_stats_show() prints for levels.
+TEST(KfdDebugfs, PeaksMaximaAndHistogramsAreLevels)
+{
+	const KeyValues before = {{"n/peak_active_queues", "40"}, {"n/unmap_us_max", "900"},
+				  {"n/unmap_us_count", "10"}, {"n/since_reset_ms", "1000"}};
+	const KeyValues after = {{"n/peak_active_queues", "24"}, {"n/unmap_us_max", "700"},
+				 {"n/unmap_us_count", "15"}, {"n/since_reset_ms", "3000"}};
+	const json::Value d = deltas(before, after);
+	EXPECT_EQ(d.at("n/unmap_us_count").number(), 5);
+	EXPECT_EQ(d.object().size(), 1u);
+	const json::Value l = levels(after);
+	EXPECT_EQ(l.at("n/peak_active_queues").number(), 24); // not 24 - 40
+	EXPECT_EQ(l.at("n/unmap_us_max").number(), 700);
+	EXPECT_EQ(l.at("n/since_reset_ms").number(), 3000);
+	EXPECT_TRUE(is_level_key("node 1 gpu_id 2/unmap_us_log2_hist", "0 1"));
+	EXPECT_FALSE(is_level_key("node 1 gpu_id 2/preemptions", "3"));
 }
 
 TEST(Kmsg, ExtractsTheMessageOfARecord)
@@ -137,16 +168,22 @@ TEST(KfdObserver, RecordsWhatExistsAndListsWhatIsAbsent)
 
 	const auto& queues = k.at("queues").array();
 	ASSERT_EQ(queues.size(), 2u);
-	EXPECT_EQ(queues[0].at("total").number(), 5);
+	EXPECT_EQ(queues[0].at("total").number(), 6);
 	EXPECT_EQ(queues[0].at("by_type").at("sdma").number(), 1);
+	EXPECT_EQ(queues[0].at("list").array().size(), 6u);
 	EXPECT_TRUE(queues[1].is_null());
 	EXPECT_TRUE(k.at("oversubscribed_lines").is_null());
 	EXPECT_EQ(k.at("mp_stats_delta").at("node 1 gpu_id 12345/runlist_submissions").number(), 0);
-	EXPECT_EQ(k.at("snapshots").array().size(), 4u);
+	// rls exists in the fixture, hqds and mqds do not: rls before, mid, after.
+	EXPECT_EQ(k.at("snapshots").array().size(), 2u);
 	EXPECT_EQ(*read_text(std::string(dir) + "/kfd/N2-r0-rls-after.txt"), *read_text(fixture_paths().debugfs + "/rls"));
+	EXPECT_EQ(k.at("parsed").at("after").at("rls").array()[0].at("queues").number(), 4);
+	EXPECT_EQ(k.at("mp_stats_levels").at("node 1 gpu_id 12345/hws_state").string(), "running");
 	const auto& absent = k.at("absent").array();
-	ASSERT_EQ(absent.size(), 2u);
-	EXPECT_EQ(absent[0].string(), fixture_paths().kmsg);
-	EXPECT_EQ(absent[1].string(), fixture_paths().sysfs + "/proc/1/queues");
+	ASSERT_EQ(absent.size(), 4u);
+	EXPECT_EQ(absent[0].string(), fixture_paths().debugfs + "/hqds");
+	EXPECT_EQ(absent[1].string(), fixture_paths().debugfs + "/mqds");
+	EXPECT_EQ(absent[2].string(), fixture_paths().kmsg);
+	EXPECT_EQ(absent[3].string(), fixture_paths().sysfs + "/proc/1/queues");
 	std::filesystem::remove_all(dir);
 }

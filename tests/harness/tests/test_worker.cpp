@@ -1,7 +1,8 @@
 // kfdmp-test-worker: CPU-only workloads that drive every launcher path
 // without a GPU. The workload name picks the behaviour; a worker whose
 // assigned device (HIP_VISIBLE_DEVICES, set by --devices) is "crash" crashes,
-// so one worker of a run can fail while the others finish.
+// so one worker of a run can fail while the others finish, and one whose
+// device is "stall<ms>" is blocked for that long right after the start.
 #include "worker.h"
 
 #include <csignal>
@@ -40,6 +41,11 @@ public:
 		if (calls_ > 1 && mode_ == "hang")
 			for (;;)
 				pause();
+		// "stall<ms>": blocked for ms in the first query after the start,
+		// like a process the scheduler does not run for a while.
+		const std::string dev = env("HIP_VISIBLE_DEVICES");
+		if (calls_ == 2 && dev.rfind("stall", 0) == 0)
+			usleep(useconds_t(std::atoi(dev.c_str() + 5)) * 1000);
 		usleep(sleep_us_);
 	}
 
