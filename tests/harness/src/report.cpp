@@ -239,7 +239,6 @@ json::Value config_json(const Options& o)
 
 void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 {
-	std::vector<double> base;
 	std::map<std::string, std::vector<double>> solo; // workload -> ok 1-process QPS
 	const GpuBreakdown* base_gpu = nullptr;
 	GpuBreakdown mean1;
@@ -247,7 +246,6 @@ void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 	for (auto& r : runs) {
 		r.m = metrics_of(r.launch, bin_ns);
 		if (r.procs == 1 && r.m.status == "ok" && r.tenant_mix.empty()) {
-			base.push_back(r.m.qps);
 			if (!r.launch.workers.empty())
 				solo[r.launch.workers[0].workload].push_back(r.m.qps);
 			if (r.m.gpu.available) {
@@ -265,10 +263,12 @@ void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 		mean1.mean_kernel_us /= n1;
 		base_gpu = &mean1;
 	}
-	const double base_qps = spread(base).mean;
 	for (auto& r : runs) {
-		if (r.m.status == "ok" && r.tenant_mix.empty())
-			r.m.ratio = ratio(r.m.qps, base_qps);
+		// Relative to the 1-process runs of the same workload (with --mix the
+		// solo runs are of several workloads).
+		if (r.m.status == "ok" && r.tenant_mix.empty() && !r.launch.workers.empty() &&
+		    solo.count(r.launch.workers[0].workload))
+			r.m.ratio = ratio(r.m.qps, spread(solo[r.launch.workers[0].workload]).mean);
 		r.m.loss = loss_split(base_gpu ? *base_gpu : GpuBreakdown{}, r.m.gpu);
 		for (auto& t : r.m.tenants) {
 			t.solo_qps = solo.count(t.workload) ? spread(solo[t.workload]).mean : NAN;

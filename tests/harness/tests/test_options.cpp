@@ -62,3 +62,51 @@ TEST(Options, AnyWorkloadNameGoesToACustomWorker)
 {
 	EXPECT_NO_THROW(parse(Program::launcher, {"--worker-bin", "/bin/true", "--workload", "sleep"}));
 }
+
+TEST(Options, ParsesTheIssue12Options)
+{
+	std::vector<std::string> args = {"kfdmp", "--mix", "latency:4,saturate:4", "--streams", "3", "--graph",
+					 "--gemm", "512x256x128", "--rate", "1500.5", "--bin", "50", "--stamp-every", "0",
+					 "--cu-split"};
+	std::vector<char*> argv;
+	for (auto& a : args)
+		argv.push_back(a.data());
+	bool help = false;
+	const Options o = parse_options(Program::launcher, int(argv.size()), argv.data(), help);
+	ASSERT_EQ(o.tenants.size(), 2u);
+	EXPECT_EQ(o.tenants[1].first, "saturate");
+	EXPECT_EQ(o.tenants[1].second, 4u);
+	EXPECT_EQ(o.params.streams, 3u);
+	EXPECT_EQ(o.params.graph, 1u);
+	EXPECT_EQ(o.params.gemm_m, 512u);
+	EXPECT_EQ(o.params.gemm_k, 128u);
+	EXPECT_DOUBLE_EQ(o.params.rate, 1500.5);
+	EXPECT_DOUBLE_EQ(o.bin_ms, 50);
+	EXPECT_EQ(o.stamp_every, 0u);
+	EXPECT_TRUE(o.cu_split);
+}
+
+TEST(Options, RejectsBadIssue12Values)
+{
+	auto fails = [](std::vector<std::string> args) {
+		args.insert(args.begin(), "kfdmp");
+		std::vector<char*> argv;
+		for (auto& a : args)
+			argv.push_back(a.data());
+		bool help = false;
+		try {
+			parse_options(Program::launcher, int(argv.size()), argv.data(), help);
+		} catch (const UsageError& e) {
+			return std::string(e.what());
+		}
+		return std::string();
+	};
+	EXPECT_NE(fails({"--mix", "latency"}).find("WORKLOAD:PROCS"), std::string::npos);
+	EXPECT_NE(fails({"--mix", "bogus:2"}).find("unknown workload"), std::string::npos);
+	EXPECT_NE(fails({"--mix", "latency:0"}).find(">= 1"), std::string::npos);
+	EXPECT_NE(fails({"--gemm", "12x3"}).find("MxNxK"), std::string::npos);
+	EXPECT_NE(fails({"--rate", "-1"}).find("rate > 0"), std::string::npos);
+	EXPECT_NE(fails({"--bin", "0.5"}).find("at least 1 ms"), std::string::npos);
+	EXPECT_NE(fails({"--cu-split", "--cus", "4"}).find("exclude"), std::string::npos);
+	EXPECT_NE(fails({"--streams", "0"}).find(">= 1"), std::string::npos);
+}

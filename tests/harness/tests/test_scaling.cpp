@@ -1,6 +1,7 @@
 // The GPU scaling suite: for each workload and N in {1,2,4,8}, run kfdmp
-// with 1 and N processes and require aggregate QPS(N) / QPS(1) to reach
-// KFDMP_MIN_SCALING. Skips, with the reason, when the build has no GPU
+// with 1 and N processes (each twice, interleaved) and require a real
+// baseline, fair workers, no starved interval and aggregate QPS(N) / QPS(1)
+// of at least KFDMP_MIN_SCALING. Skips, with the reason, when the build has no GPU
 // backend or no device is visible. Figures for reports come from kfdmp's own
 // output (README.md), not from this test's timing.
 #include "json.h"
@@ -8,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,7 +49,15 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.workload << " with " <<
 
 class Scaling : public ::testing::TestWithParam<Case> {};
 
-TEST_P(Scaling, AggregateQpsReachesTheFloor)
+// For N > 1: kfdmp --procs 1,N --repeat 2 (interleaved 1, N, 1, N). For
+// N = 1: --procs 1 --repeat 2. Asserts, from the results file:
+//  - the 1-process baseline is real: every run ok, at least
+//    KFDMP_MIN_BASELINE_QUERIES (default 50) queries completed in its window,
+//    and its two runs agree within KFDMP_MAX_BASELINE_SPREAD percent (default 10);
+//  - no run has a starved worker interval or a stalled interval;
+//  - at N: Jain's index >= KFDMP_MIN_JAIN (default 0.9) and the summary
+//    ratio >= KFDMP_MIN_SCALING (default 0.5).
+TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 {
 	const Case c = GetParam();
 	const bool hsa = std::string(c.workload) == "hsa";
@@ -61,19 +71,49 @@ TEST_P(Scaling, AggregateQpsReachesTheFloor)
 		GTEST_SKIP() << "no GPU: " << probe;
 
 	const double floor = env_number("KFDMP_MIN_SCALING", 0.5);
+	const double min_jain = env_number("KFDMP_MIN_JAIN", 0.9);
+	const double min_queries = env_number("KFDMP_MIN_BASELINE_QUERIES", 50);
+	const double max_spread = env_number("KFDMP_MAX_BASELINE_SPREAD", 10);
 	const std::string duration = std::to_string(env_number("KFDMP_SCALING_DURATION", 2.0));
 	char tmp[] = "/tmp/kfdmp-scaling-XXXXXX";
 	ASSERT_TRUE(mkdtemp(tmp));
 	const std::string out = tmp;
 	std::string log;
-	const int rc = run(dir + "/kfdmp --workload " + c.workload + " --procs 1," + std::to_string(c.procs) +
-				   " --duration " + duration + " --warmup 0.5 --out " + out,
+	const std::string procs = c.procs == 1 ? "1" : "1," + std::to_string(c.procs);
+	const int rc = run(dir + "/kfdmp --workload " + c.workload + " --procs " + procs + " --repeat 2 --duration " +
+				   duration + " --warmup 0.5 --out " + out,
 			   log);
 	if (rc == 77)
 		GTEST_SKIP() << "workload unavailable: " << log;
 	ASSERT_EQ(rc, 0) << log;
 	const json::Value doc = json::parse(*read_text(out + "/results.json"));
 	std::filesystem::remove_all(out);
+
+	std::vector<double> base;
+	for (const auto& r : doc.at("runs").array()) {
+		const unsigned n = unsigned(r.at("procs").number());
+		const std::string what = std::string(c.workload) + " N=" + std::to_string(n) + " repeat " +
+					 std::to_string(int(r.at("repeat").number()));
+		ASSERT_EQ(r.at("status").string(), "ok") << what << ": " << r.at("reason").string();
+		if (n == 1) {
+			double q = 0;
+			for (const auto& w : r.at("workers").array())
+				q += w.at("window_queries").number();
+			EXPECT_GE(q, min_queries) << what << ": a trivial baseline";
+			base.push_back(r.at("aggregate_qps").number());
+		}
+		EXPECT_FALSE(r.at("window").at("any_starved").boolean()) << what << ": a worker was starved in some bin\n"
+									 << log;
+		EXPECT_TRUE(r.at("window").at("stalled_bins").array().empty()) << what << ": the run stalled in some bin";
+		if (n == c.procs && n > 1)
+			EXPECT_GE(r.at("jain_index").number(), min_jain) << what << ": unfair";
+	}
+	ASSERT_EQ(base.size(), 2u);
+	const double spread = std::fabs(base[0] - base[1]) / ((base[0] + base[1]) / 2) * 100;
+	RecordProperty("baseline_spread_pct", std::to_string(spread));
+	EXPECT_LE(spread, max_spread) << "the two 1-process runs differ by " << spread << "%";
+	if (c.procs == 1)
+		return;
 	for (const auto& s : doc.at("summary").array())
 		if (unsigned(s.at("procs").number()) == c.procs) {
 			const double ratio = s.at("scaling_ratio").number();
