@@ -31,14 +31,15 @@ void check(hipError_t e, const char* what)
 // (atomic min) and at its end into end[slot] (atomic max), so a slot holds
 // the first start and the last end of one kernel. The clock is common to all
 // processes on the device: %globaltimer (ns) on NVIDIA, s_memrealtime
-// (wall_clock64, constant rate) on AMD. slot = *cursor * per_query + index;
-// `advance` moves the cursor after a stamped query (it is part of a stamped
-// graph, so graph replays stamp too).
+// (wall_clock64, constant rate) on AMD. Direct launches pass the slot base;
+// a captured graph cannot, so its kernels read slot = *cursor * per_query +
+// index and `advance_cursor`, the last node of the stamped graph, moves the
+// cursor on.
 struct StampArgs {
 	unsigned long long* start = nullptr; // nullptr: stamping off
 	unsigned long long* end = nullptr;
-	const uint32_t* cursor = nullptr;
-	uint32_t per_query = 0, index = 0, capacity = 0;
+	const uint32_t* cursor = nullptr; // graphs; nullptr: slot = base + index
+	uint32_t base = 0, per_query = 0, index = 0, capacity = 0;
 };
 
 __device__ inline unsigned long long device_clock()
@@ -56,7 +57,7 @@ __device__ inline unsigned long long device_clock()
 
 __device__ inline uint32_t stamp_slot(const StampArgs& s)
 {
-	return *s.cursor * s.per_query + s.index;
+	return (s.cursor ? *s.cursor * s.per_query : s.base) + s.index;
 }
 
 __global__ void advance_cursor(uint32_t* cursor) { ++*cursor; }
@@ -394,9 +395,9 @@ private:
 		for (uint32_t s = 0; s < ns; ++s)
 			for (uint32_t k = 0; k < kernels_; ++k) {
 				StampArgs st;
-				if (stamp) {
-					st = {st_start_, st_end_, cursor_, kernels_ * ns, s * kernels_ + k, stamp_capacity_};
-				}
+				if (stamp)
+					st = {st_start_, st_end_, graph_ ? cursor_ : nullptr, stamped_queries_ * kernels_ * ns,
+					      kernels_ * ns, s * kernels_ + k, stamp_capacity_};
 				fma_chain<<<blocks_, threads_, 0, gpu_.stream(s)>>>(k ? buf_[s] : in_[s], buf_[s], n_, iters_,
 										  1.0f, 1.0f, st);
 			}
@@ -405,7 +406,7 @@ private:
 			check(hipEventRecord(done_[s], gpu_.stream(s)), "record join");
 			check(hipStreamWaitEvent(gpu_.stream(), done_[s], 0), "wait join");
 		}
-		if (stamp)
+		if (stamp && graph_)
 			advance_cursor<<<1, 1, 0, gpu_.stream()>>>(cursor_);
 		if (copy_out_)
 			check(hipMemcpyAsync(host_, buf_[0], n_ * sizeof(float), hipMemcpyDeviceToHost, gpu_.stream()),

@@ -227,7 +227,10 @@ json::Value hqds_json(const HqdDump& d)
 		j.set("hiq", hiq);
 		j.set("hiq_active", hiq_active);
 		j.set("sdma_slots", sdma);
-		j.set("sdma_active", sdma_active);
+		// RB_ENABLE of the RLC queue. Under HWS it is not a liveness flag:
+		// the MI308X capture shows 7 RLCs with it set on node 2 while the
+		// only process there holds no SDMA queue (kfd/mqds).
+		j.set("sdma_rb_enabled", sdma_active);
 		j.set("active", std::move(active));
 		nodes.push(std::move(j));
 	}

@@ -48,7 +48,7 @@ struct HqdSlot {
 	int inst = -1, mec = -1, pipe = -1, queue = -1; // HIQ and CP
 	int engine = -1, rlc = -1;                      // SDMA
 	RegRows regs;
-	bool active = false;   // CP_HQD_ACTIVE bit 0 / SDMA RB_ENABLE
+	bool active = false;   // CP_HQD_ACTIVE bit 0 / SDMA RB_ENABLE (may be stale under HWS)
 	uint64_t mqd_addr = 0; // CP_MQD_BASE_ADDR (HIQ, CP); 0 for SDMA
 };
 

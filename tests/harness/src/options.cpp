@@ -139,7 +139,7 @@ const std::vector<Spec>& specs()
 			 if (o.bin_ms < 1)
 				 throw UsageError(opt + ": at least 1 ms");
 		 }},
-		{"--stamp-every", "K", "GPU-stamp the kernels of every K-th bin's queries (default 5; 0 = off)", false,
+		{"--stamp-every", "K", "GPU-stamp the kernels of every K-th bin's queries (default 10; 0 = off)", false,
 		 [](Options& o, auto& opt, auto& v) { o.stamp_every = to_u32(opt, v); }},
 		{"--hsa-queues", "Q", "hsa: AQL queues each process creates (default 1)", true,
 		 [](Options& o, auto& opt, auto& v) { o.params.hsa_queues = to_u32(opt, v, 1); }},

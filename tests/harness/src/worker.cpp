@@ -57,7 +57,8 @@ void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint
 		uint64_t t0 = now_ns();
 		uint64_t start = t0;
 		if (p.rate > 0) {
-			if (next_arrival >= end)
+			// Arrivals still waiting at the end of the window are not served.
+			if (next_arrival >= end || t0 >= end)
 				break;
 			if (next_arrival > t0) {
 				sleep_until(next_arrival);
