@@ -440,18 +440,33 @@ void write_csv(const std::string& path, const std::vector<Run>& runs)
 
 std::string write_plot(const std::string& dir, const std::string& title, const std::vector<Run>& runs)
 {
-	std::map<uint32_t, std::vector<double>> by_procs;
+	std::map<uint32_t, std::vector<const Run*>> by_procs;
 	for (const auto& r : runs)
 		if (r.m.status == "ok" && r.tenant_mix.empty())
-			by_procs[r.procs].push_back(r.m.qps);
+			by_procs[r.procs].push_back(&r);
 	if (by_procs.empty())
 		return "plot: skipped, no successful run";
+	auto mean_of = [](const std::vector<const Run*>& rs, auto f) {
+		std::vector<double> v;
+		for (const Run* r : rs)
+			if (r->m.gpu.available)
+				v.push_back(f(*r));
+		return spread(v).mean;
+	};
+	// The largest N's last run: its per-worker time series.
+	const Run* last = by_procs.rbegin()->second.back();
 	{
 		std::ofstream dat(dir + "/qps.dat");
-		dat << "# procs mean_qps min_qps max_qps\n";
-		for (const auto& [procs, qps] : by_procs) {
+		dat << "# procs mean_qps min_qps max_qps busy_fraction concurrency kernel_slowdown\n";
+		for (const auto& [procs, rs] : by_procs) {
+			std::vector<double> qps;
+			for (const Run* r : rs)
+				qps.push_back(r->m.qps);
 			const Spread s = spread(qps);
-			dat << procs << ' ' << s.mean << ' ' << s.min << ' ' << s.max << '\n';
+			dat << procs << ' ' << s.mean << ' ' << s.min << ' ' << s.max << ' '
+			    << mean_of(rs, [](const Run& r) { return r.m.gpu.busy_fraction; }) << ' '
+			    << mean_of(rs, [](const Run& r) { return r.m.gpu.concurrency; }) << ' '
+			    << mean_of(rs, [](const Run& r) { return r.m.loss.slowdown; }) << '\n';
 		}
 		std::ofstream gp(dir + "/qps.gp");
 		gp << "set terminal pngcairo size 800,500\n"
@@ -459,15 +474,43 @@ std::string write_plot(const std::string& dir, const std::string& title, const s
 		   << "set title '" << title << "'\n"
 		   << "set xlabel 'processes'\nset ylabel 'aggregate queries/s'\n"
 		   << "set logscale x 2\nset key left top\nset grid\nset yrange [0:*]\n"
-		   << "plot 'qps.dat' using 1:2:3:4 with yerrorlines title 'aggregate QPS (min/max over repeats)'";
-		if (by_procs.count(1))
-			gp << ", " << spread(by_procs[1]).mean << " with lines dashtype 2 title '1 process (ratio 1.0)'";
-		gp << '\n';
+		   << "plot 'qps.dat' using 1:2:3:4 with yerrorlines title 'aggregate QPS in the common window (min/max over repeats)'";
+		if (by_procs.count(1)) {
+			std::vector<double> q1;
+			for (const Run* r : by_procs[1])
+				q1.push_back(r->m.qps);
+			gp << ", " << spread(q1).mean << " with lines dashtype 2 title '1 process (ratio 1.0)'";
+		}
+		gp << "\n";
+		const bool have_gpu = std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.m.gpu.available; });
+		if (have_gpu)
+			gp << "set output 'breakdown.png'\n"
+			   << "set title 'where the throughput goes (GPU-stamped kernels)'\n"
+			   << "set ylabel 'fraction / factor'\nset yrange [0:*]\n"
+			   << "plot 'qps.dat' using 1:5 with linespoints title 'device busy fraction', "
+			   << "'' using 1:6 with linespoints title 'kernel concurrency', "
+			   << "'' using 1:7 with linespoints title 'kernel time vs 1 process'\n";
+		std::ofstream sd(dir + "/series.dat");
+		sd << "# bin_ms then completions per bin of each worker: " << last->procs << " processes, repeat "
+		   << last->repeat << "\n";
+		const auto& w = last->m.win;
+		for (size_t b = 0; b < w.total_bins.size(); ++b) {
+			sd << double(b) * double(w.bin_ns) / 1e6;
+			for (const auto& wk : w.workers)
+				sd << ' ' << wk.bins[b];
+			sd << '\n';
+		}
+		gp << "set output 'series.png'\n"
+		   << "set title 'completions per " << double(w.bin_ns) / 1e6 << " ms bin, " << last->procs
+		   << " processes (repeat " << last->repeat << ")'\n"
+		   << "set xlabel 'ms into the window'\nset ylabel 'queries'\nunset logscale x\nset key outside right\n"
+		   << "plot for [i=2:" << (w.workers.size() + 1)
+		   << "] 'series.dat' using 1:i with steps title sprintf('worker %d', i-2)\n";
 	}
 	if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-		return "plot: skipped, gnuplot not found (data and script are in qps.dat and qps.gp)";
+		return "plot: skipped, gnuplot not found (data and script are in qps.dat, series.dat and qps.gp)";
 	const std::string cmd = "cd '" + dir + "' && gnuplot qps.gp";
-	return std::system(cmd.c_str()) == 0 ? "plot: " + dir + "/qps.png" : "plot: gnuplot failed";
+	return std::system(cmd.c_str()) == 0 ? "plot: " + dir + "/{qps,series}.png" + (std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.m.gpu.available; }) ? " and breakdown.png" : "") : "plot: gnuplot failed";
 }
 
 } // namespace kfdmp

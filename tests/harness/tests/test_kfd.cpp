@@ -163,7 +163,7 @@ TEST(KfdObserver, RecordsWhatExistsAndListsWhatIsAbsent)
 	char dir[] = "/tmp/kfdmp-observer-XXXXXX";
 	ASSERT_TRUE(mkdtemp(dir));
 	KfdObserver obs(fixture_paths(), dir, "N2-r0");
-	obs.sample_queues({4242, 1});
+	obs.during_window({4242, 1});
 	const json::Value k = obs.finish();
 
 	const auto& queues = k.at("queues").array();
@@ -175,7 +175,9 @@ TEST(KfdObserver, RecordsWhatExistsAndListsWhatIsAbsent)
 	EXPECT_TRUE(k.at("oversubscribed_lines").is_null());
 	EXPECT_EQ(k.at("mp_stats_delta").at("node 1 gpu_id 12345/runlist_submissions").number(), 0);
 	// rls exists in the fixture, hqds and mqds do not: rls before, mid, after.
-	EXPECT_EQ(k.at("snapshots").array().size(), 2u);
+	ASSERT_EQ(k.at("snapshots").array().size(), 3u);
+	EXPECT_EQ(k.at("snapshots").array()[1].string(), "kfd/N2-r0-rls-mid.txt");
+	EXPECT_EQ(k.at("parsed").at("mid").at("rls").array()[0].at("processes").number(), 2);
 	EXPECT_EQ(*read_text(std::string(dir) + "/kfd/N2-r0-rls-after.txt"), *read_text(fixture_paths().debugfs + "/rls"));
 	EXPECT_EQ(k.at("parsed").at("after").at("rls").array()[0].at("queues").number(), 4);
 	EXPECT_EQ(k.at("mp_stats_levels").at("node 1 gpu_id 12345/hws_state").string(), "running");
