@@ -139,6 +139,7 @@ GpuBreakdown gpu_breakdown(const std::vector<std::vector<KernelStamp>>& stamps,
 						 double(n_st + n_un) * 100.0
 				       : nan;
 	if (g.kernels == 0) {
+		g.mean_gap_us = g.mean_kernel_us = nan;
 		g.reason = "no GPU kernel stamps (the workload has none, or --stamp-every 0)";
 		return g;
 	}
