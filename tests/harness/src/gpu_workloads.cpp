@@ -77,9 +77,9 @@ __global__ void fma_chain(const float* in, float* out, uint32_t n, uint32_t iter
 	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
 		float x = in[i];
 		uint32_t k = 0;
-		for (; k + 16 <= iters; k += 16) {
+		for (; k + 64 <= iters; k += 64) {
 #pragma unroll
-			for (int u = 0; u < 16; ++u)
+			for (int u = 0; u < 64; ++u)
 				x = fmaf(x, a, b);
 		}
 		for (; k < iters; ++k)
