@@ -126,8 +126,8 @@ const std::vector<Spec>& specs()
 				 if (colon == std::string::npos || colon == 0)
 					 throw UsageError(opt + ": expected WORKLOAD:PROCS, got \"" + part + "\"");
 				 const std::string name = part.substr(0, colon);
-				 if (!is_known_workload(name) || name == "hsa")
-					 throw UsageError(opt + ": unknown workload \"" + name + "\"");
+				 if (name == "hsa" || name.size() >= sizeof o.params.name)
+					 throw UsageError(opt + ": workload \"" + name + "\" cannot be a tenant");
 				 o.tenants.emplace_back(name, to_u32(opt, part.substr(colon + 1), 1));
 			 }
 			 if (o.tenants.empty())
@@ -221,6 +221,9 @@ Options parse_options(Program prog, int argc, char** argv, bool& help_requested)
 		throw UsageError("--workload: bad name \"" + o.workload + "\"");
 	if (o.worker_bin.empty() && !is_known_workload(o.workload))
 		throw UsageError("--workload: unknown workload \"" + o.workload + "\"");
+	for (const auto& t : o.tenants)
+		if (o.worker_bin.empty() && !is_known_workload(t.first))
+			throw UsageError("--mix: unknown workload \"" + t.first + "\"");
 	std::snprintf(o.params.name, sizeof o.params.name, "%s", o.workload.c_str());
 	if (o.duration_s <= 0)
 		throw UsageError("--duration must be > 0");

@@ -251,6 +251,60 @@ TEST(LauncherBinary, AWorkerStarvedForHalfTheWindowIsCountedAndFlagged)
 	std::filesystem::remove_all(out);
 }
 
+// --mix: each tenant runs alone at 1 process first, then together; the
+// mixed run reports per-tenant figures ("slow" queries take 4x as long).
+TEST(LauncherBinary, MixReportsEachTenant)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --mix sleep:2,slow:1 --iters 2000 --duration 0.4 --warmup 0.02 --out " + out + " > " +
+				out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	const auto& runs = doc.at("runs").array();
+	ASSERT_EQ(runs.size(), 3u); // sleep alone, slow alone, the mix
+	EXPECT_EQ(runs[0].at("workers").array()[0].at("workload").string(), "sleep");
+	EXPECT_EQ(runs[1].at("workers").array()[0].at("workload").string(), "slow");
+	const json::Value& mix = runs[2];
+	EXPECT_EQ(mix.at("mix").string(), "sleep:2,slow:1");
+	EXPECT_EQ(mix.at("procs").number(), 3);
+	EXPECT_TRUE(mix.at("scaling_ratio").is_null()); // a mix has no single baseline
+	const auto& t = mix.at("tenants").array();
+	ASSERT_EQ(t.size(), 2u);
+	EXPECT_EQ(t[0].at("workload").string(), "sleep");
+	EXPECT_EQ(t[0].at("procs").number(), 2);
+	EXPECT_EQ(t[1].at("workload").string(), "slow");
+	EXPECT_GT(t[0].at("qps_per_proc").number(), 2 * t[1].at("qps_per_proc").number());
+	EXPECT_TRUE(t[1].at("solo_qps").is_number());
+	EXPECT_TRUE(t[1].at("latency_us").at("p99.9").is_number());
+	std::filesystem::remove_all(out);
+}
+
+// --cu-split gives worker i of N the range index i of N; --rate paces
+// arrivals (open loop) and measures latency from the arrival.
+TEST(LauncherBinary, CuSplitAndOpenLoopReachTheWorkers)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --workload sleep --iters 500 --procs 3 --cu-split --rate 200 --duration 0.5 --warmup 0.02"
+				" --out " + out + " > " + out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	const json::Value& run = doc.at("runs").array()[1];
+	ASSERT_EQ(run.at("procs").number(), 3);
+	for (int i = 0; i < 3; ++i) {
+		const json::Value& w = run.at("workers").array()[i];
+		EXPECT_NE(w.at("device").string().find("split=" + std::to_string(i) + "/3"), std::string::npos)
+			<< w.at("device").string();
+		// 200/s for 0.5 s: about 100 arrivals, far fewer than the ~1000
+		// a closed loop of 0.5 ms queries would complete.
+		EXPECT_GT(w.at("window_queries").number(), 40);
+		EXPECT_LT(w.at("window_queries").number(), 200);
+	}
+	EXPECT_EQ(doc.at("config").at("params").at("rate").number(), 200);
+	std::filesystem::remove_all(out);
+}
+
 TEST(LauncherBinary, ExitsWithTheSkipCodeWhenTheDeviceIsUnavailable)
 {
 	const std::string out = temp_dir();

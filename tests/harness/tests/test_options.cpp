@@ -103,6 +103,7 @@ TEST(Options, RejectsBadIssue12Values)
 	};
 	EXPECT_NE(fails({"--mix", "latency"}).find("WORKLOAD:PROCS"), std::string::npos);
 	EXPECT_NE(fails({"--mix", "bogus:2"}).find("unknown workload"), std::string::npos);
+	EXPECT_NE(fails({"--mix", "hsa:2"}).find("cannot be a tenant"), std::string::npos);
 	EXPECT_NE(fails({"--mix", "latency:0"}).find(">= 1"), std::string::npos);
 	EXPECT_NE(fails({"--gemm", "12x3"}).find("MxNxK"), std::string::npos);
 	EXPECT_NE(fails({"--rate", "-1"}).find("rate > 0"), std::string::npos);

@@ -22,14 +22,16 @@ std::string env(const char* name)
 
 class Fake final : public Workload {
 public:
-	explicit Fake(const WorkloadParams& p) : mode_(p.name), sleep_us_(p.iters ? p.iters : 200)
+	explicit Fake(const WorkloadParams& p)
+	    : mode_(p.name), sleep_us_((p.iters ? p.iters : 200) * (mode_ == "slow" ? 4 : 1)),
+	      split_(std::to_string(p.split_index) + "/" + std::to_string(p.split_count))
 	{
 		if (mode_ == "unavailable")
 			throw Unavailable("test worker: nothing to run on");
 		if (mode_ == "hang-init")
 			for (;;)
 				pause();
-		if (mode_ != "sleep" && mode_ != "hang" && mode_ != "wrong")
+		if (mode_ != "sleep" && mode_ != "slow" && mode_ != "hang" && mode_ != "wrong")
 			throw std::invalid_argument("test worker: unknown workload " + mode_);
 	}
 
@@ -58,12 +60,13 @@ public:
 	std::string device() const override
 	{
 		return "test worker; GPU_MAX_HW_QUEUES=" + env("GPU_MAX_HW_QUEUES") +
-		       " HIP_VISIBLE_DEVICES=" + env("HIP_VISIBLE_DEVICES");
+		       " HIP_VISIBLE_DEVICES=" + env("HIP_VISIBLE_DEVICES") + " split=" + split_;
 	}
 
 private:
 	std::string mode_;
 	unsigned sleep_us_;
+	std::string split_;
 	unsigned calls_ = 0;
 };
 
