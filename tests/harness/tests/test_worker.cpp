@@ -60,7 +60,7 @@ public:
 	std::string device() const override
 	{
 		return "test worker; GPU_MAX_HW_QUEUES=" + env("GPU_MAX_HW_QUEUES") +
-		       " HIP_VISIBLE_DEVICES=" + env("HIP_VISIBLE_DEVICES") + " split=" + split_;
+		       " HIP_VISIBLE_DEVICES=" + env("HIP_VISIBLE_DEVICES") + (split_ == "0/0" ? "" : " split=" + split_);
 	}
 
 private:
