@@ -117,7 +117,8 @@ matrix() {
 	for w in ${KFDMP_WORKLOADS:-latency saturate copy mixed}; do
 		for i in $(seq "${KFDMP_REPEAT:-3}"); do
 			# shellcheck disable=SC2046
-			"$bin/kfdmp-bare" --workload "$w" $(workload_opts "$w") "$@" | tee -a "$out/bare/$w.txt"
+			"$bin/kfdmp-bare" --workload "$w" $(workload_opts "$w") "$@" | tee -a "$out/bare/$w.txt" ||
+				echo "run-scaling: kfdmp-bare exited $?"
 		done
 	done
 }
