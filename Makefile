@@ -9,7 +9,7 @@
 # Overrides: KVER, KDIR, KSRC, BUILD, JOBS (see README.md).
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
-export KVER KDIR KSRC BUILD JOBS
+export KVER KDIR KSRC BUILD JOBS DC SERIES
 
 CTEST_ARGS ?=
 

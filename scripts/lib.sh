@@ -4,6 +4,10 @@
 #   KVER  kernel release           KDIR   headers/build dir of KVER
 #   KSRC  the pristine base source: a tarball or a directory
 #   TREE  the prepared tree (git, base commit + series)
+#   SERIES   which series: linux-6.12 (upstream Linux, kernel layout, the
+#            default) or rocm-6.4 (ROCm's amdgpu-dkms, DKMS layout); chosen
+#            from KSRC when it is a DKMS source
+#   PATCHES  patches/$SERIES
 # Every one of them can be overridden from the environment.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=versions.env
@@ -12,9 +16,42 @@ BUILD=${BUILD:-$ROOT/build}
 KVER=${KVER:-$KVER_DEFAULT}
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 KSRC=${KSRC:-/usr/src/linux-source-6.12.tar.xz}
-TREE=${TREE:-$BUILD/tree}
-AMDGPU_DIR=drivers/gpu/drm/amd/amdgpu
-KUNIT_DIR=drivers/gpu/drm/amd/amdkfd/tests
+
+# is_dkms_source PATH: PATH is an amdgpu-dkms source (a directory or a
+# tarball of one): it has dkms.conf and amd/dkms/configure at its top.
+is_dkms_source() {
+	if [ -d "$1" ]; then
+		[ -f "$1/dkms.conf" ] && [ -f "$1/amd/dkms/configure" ]
+	elif [ -f "$1" ]; then
+		tar -tf "$1" 2>/dev/null | awk -F/ '
+			$2 == "dkms.conf" && NF == 2 { d = 1 }
+			$2 == "amd" && $3 == "dkms" && $4 == "configure" { c = 1 }
+			END { exit !(d && c) }'
+	else
+		return 1
+	fi
+}
+
+if [ -z "${SERIES:-}" ]; then
+	SERIES=linux-6.12
+	case "$KSRC" in
+	*/linux-source-*) ;;
+	*) if is_dkms_source "$KSRC"; then SERIES=rocm-6.4; fi ;;
+	esac
+fi
+PATCHES_REL=patches/$SERIES
+PATCHES=$ROOT/$PATCHES_REL
+case "$SERIES" in
+rocm-*)
+	TREE=${TREE:-$BUILD/tree-rocm}
+	AMD_DIR=amd ;;
+*)
+	TREE=${TREE:-$BUILD/tree}
+	AMD_DIR=drivers/gpu/drm/amd ;;
+esac
+AMDGPU_DIR=$AMD_DIR/amdgpu
+AMDKFD_DIR=$AMD_DIR/amdkfd
+KUNIT_DIR=$AMDKFD_DIR/tests
 BASE_TAG=kfdmp-base
 JOBS=${JOBS:-$(nproc)}
 
@@ -25,7 +62,7 @@ note() { printf '%s: %s\n' "${0##*/}" "$*"; }
 # The patches of the series, in order, without the cover letter.
 series_patches() {
 	local p
-	for p in "$ROOT"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+	for p in "$PATCHES"/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ -e "$p" ] || continue
 		case "$p" in */0000-cover-letter.patch) continue ;; esac
 		printf '%s\n' "$p"

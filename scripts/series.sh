@@ -23,7 +23,7 @@ CHECK_TREE=${CHECK_TREE:-$BUILD/check}
 
 # Subject (first line) and text of the current cover letter.
 cover_description() {
-	local cover=$ROOT/patches/0000-cover-letter.patch
+	local cover=$PATCHES/0000-cover-letter.patch
 	if [ ! -f "$cover" ]; then
 		printf '*** SUBJECT HERE ***\n\n*** BLURB HERE ***\n'
 		return
@@ -75,12 +75,12 @@ cmd_export() {
 	[ "$(git -C "$TREE" symbolic-ref --short HEAD)" = kfdmp ] || die "$TREE is not on branch kfdmp"
 	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 		die "$TREE has uncommitted changes; commit them first"
-	export_series "$TREE" HEAD "$ROOT/patches"
+	export_series "$TREE" HEAD "$PATCHES"
 	mirror_drivers "$TREE"
 	# The tree now holds exactly this series.
 	printf '%s %s\n' "$("$ROOT/scripts/tree.sh" series-id)" "$(git -C "$TREE" rev-parse HEAD)" \
 		>"$TREE/.git/kfdmp-series"
-	note "wrote $(series_patches | wc -l) patches and the cover letter to patches/, mirrored $(added_files "$TREE" | wc -l) new files into drivers/"
+	note "wrote $(series_patches | wc -l) patches and the cover letter to $PATCHES_REL, mirrored $(added_files "$TREE" | wc -l) new files into drivers/"
 }
 
 fail=0
@@ -110,10 +110,10 @@ check_export() {
 	local tmp
 	tmp=$(mktemp -d)
 	export_series "$CHECK_TREE" HEAD "$tmp/patches"
-	if diff -r "$ROOT/patches" "$tmp/patches" >"$BUILD/series-export.diff"; then
-		ok "patches/ is exactly what scripts/series.sh export writes"
+	if diff -r "$PATCHES" "$tmp/patches" >"$BUILD/series-export.diff"; then
+		ok "$PATCHES_REL is exactly what scripts/series.sh export writes"
 	else
-		bad "patches/ differs from a fresh export (see $BUILD/series-export.diff); run scripts/series.sh export"
+		bad "$PATCHES_REL differs from a fresh export (see $BUILD/series-export.diff); run scripts/series.sh export"
 	fi
 	rm -rf "$tmp"
 }
@@ -128,7 +128,7 @@ check_drivers() {
 		return
 	fi
 	for f in $want; do
-		cmp -s "$CHECK_TREE/$f" "$ROOT/$f" || bad "drivers/ drifted from patches/: $f"
+		cmp -s "$CHECK_TREE/$f" "$ROOT/$f" || bad "drivers/ drifted from $PATCHES_REL: $f"
 	done
 	[ "$fail" = 0 ] && ok "drivers/ equals the $(printf '%s\n' "$want" | grep -c .) files the series adds"
 }
@@ -277,7 +277,7 @@ touch_sources() {
 }
 
 cmd_check() {
-	[ -n "$(series_patches)" ] || die "patches/ holds no patch"
+	[ -n "$(series_patches)" ] || die "$PATCHES_REL holds no patch"
 	command -v sparse >/dev/null || die "sparse is missing (scripts/setup-deps.sh)"
 	check_apply || { echo "series check: FAILED"; exit 1; }
 	check_export
