@@ -222,20 +222,6 @@ static void kfd_mp_dqm_load(struct device_queue_manager *dqm,
 }
 
 /**
- * kfd_mp_dqm_oversub_reasons - why the next runlist of @dqm is oversubscribed
- * @dqm: device queue manager, locked
- *
- * Return: a mask of KFD_MP_OVERSUB_*_BIT, 0 if the runlist fits the HWS.
- */
-unsigned int kfd_mp_dqm_oversub_reasons(struct device_queue_manager *dqm)
-{
-	struct kfd_mp_load load;
-
-	kfd_mp_dqm_load(dqm, &load);
-	return kfd_mp_oversub_reasons(&load);
-}
-
-/**
  * kfd_mp_runlist_sent - account a runlist submission
  * @dqm: device queue manager, locked
  * @ret: result of pm_send_runlist()

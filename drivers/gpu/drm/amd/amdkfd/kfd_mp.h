@@ -21,7 +21,6 @@ struct queue;
 struct seq_file;
 
 bool kfd_mp_enabled(void);
-unsigned int kfd_mp_dqm_oversub_reasons(struct device_queue_manager *dqm);
 void kfd_mp_runlist_sent(struct device_queue_manager *dqm, int ret,
 			 ktime_t start);
 void kfd_mp_unmap_done(struct device_queue_manager *dqm, int filter,
