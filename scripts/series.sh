@@ -11,15 +11,35 @@
 #                              clean; each patch compiles the objects it touches
 #                              (bisectable); W=1 and sparse add no warning
 #
-# patches/ is the source of truth. drivers/ is generated from it for reading
-# and review; the check fails when the two drift apart. The cover letter's
-# subject and text are kept from patches/0000-cover-letter.patch, its
+# Two series: SERIES=linux-6.12 (the default; upstream Linux, patches/linux-6.12)
+# and SERIES=rocm-6.4 (ROCm's amdgpu-dkms, patches/rocm-6.4; KSRC is the
+# amdgpu-dkms source). patches/ is the source of truth. drivers/ is generated
+# from patches/linux-6.12 for reading and review; the check fails when the two
+# drift apart. The rocm-6.4 series adds the same new files byte for byte
+# (only the hooks in the vendor's files differ): its check fails unless every
+# file it adds equals the one in drivers/, and every file of drivers/ it does
+# not add is one the vendor base already has (kfd_trace.[ch]). Its checkpatch
+# is the one of the prepared 6.12 tree; its per-patch compile is against the
+# headers of KVER, in a copy configured as DKMS configures it (5.10 in CI:
+# cheaper than 6.12); W=1/sparse run on the upstream series only. The cover
+# letter's subject and text are kept from 0000-cover-letter.patch, its
 # shortlog and diffstat are regenerated.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-CHECK_TREE=${CHECK_TREE:-$BUILD/check}
+if [ "$SERIES" = linux-6.12 ]; then
+	CHECK_TREE=${CHECK_TREE:-$BUILD/check}
+else
+	CHECK_TREE=${CHECK_TREE:-$BUILD/check-$SERIES}
+fi
+# The upstream path of a file of the series (drivers/ holds upstream paths).
+upstream_path() {
+	case "$SERIES" in
+	linux-*) printf '%s\n' "$1" ;;
+	*) printf 'drivers/gpu/drm/%s\n' "$1" ;;
+	esac
+}
 
 # Subject (first line) and text of the current cover letter.
 cover_description() {
@@ -76,6 +96,13 @@ cmd_export() {
 	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 		die "$TREE has uncommitted changes; commit them first"
 	export_series "$TREE" HEAD "$PATCHES"
+	if [ "$SERIES" != linux-6.12 ]; then
+		printf '%s %s\n' "$("$ROOT/scripts/tree.sh" series-id)" "$(git -C "$TREE" rev-parse HEAD)" \
+			>"$TREE/.git/kfdmp-series"
+		note "wrote $(series_patches | wc -l) patches and the cover letter to $PATCHES_REL (drivers/ is generated from patches/linux-6.12)"
+		check_new_files "$TREE" || die "the new files of $PATCHES_REL differ from drivers/ (patches/linux-6.12)"
+		return
+	fi
 	mirror_drivers "$TREE"
 	# The tree now holds exactly this series.
 	printf '%s %s\n' "$("$ROOT/scripts/tree.sh" series-id)" "$(git -C "$TREE" rev-parse HEAD)" \
@@ -133,13 +160,44 @@ check_drivers() {
 	[ "$fail" = 0 ] && ok "drivers/ equals the $(printf '%s\n' "$want" | grep -c .) files the series adds"
 }
 
+# check_new_files TREE: the files the rocm series adds equal those of
+# drivers/; the files of drivers/ it does not add are in its base.
+check_new_files() {
+	local tree=$1 f u n=0 rc=0
+	while read -r f; do
+		u=$(upstream_path "$f")
+		if [ ! -f "$ROOT/$u" ]; then
+			bad "$PATCHES_REL adds $f, which patches/linux-6.12 does not add ($u)"; rc=1
+		elif ! cmp -s "$tree/$f" "$ROOT/$u"; then
+			bad "$PATCHES_REL and patches/linux-6.12 differ in a new file: $f ($(diff "$ROOT/$u" "$tree/$f" | grep -c '^[<>]') lines)"; rc=1
+		fi
+		n=$((n + 1))
+	done < <(added_files "$tree")
+	while read -r u; do
+		f=${u#drivers/gpu/drm/}
+		git -C "$tree" cat-file -e "$BASE_TAG:$f" 2>/dev/null && continue
+		added_files "$tree" | grep -qxF "$f" ||
+			{ bad "$PATCHES_REL lacks $f, which patches/linux-6.12 adds and the base does not have"; rc=1; }
+	done < <(cd "$ROOT" && find drivers -type f | sort)
+	[ "$rc" = 0 ] && ok "the $n files $PATCHES_REL adds are byte-identical to drivers/ (patches/linux-6.12); the others are in the vendor base"
+	return $rc
+}
+
 check_checkpatch() {
-	local out errs warns checks
+	local out errs warns checks cpdir=$CHECK_TREE ignore=()
+	if [ "$SERIES" != linux-6.12 ]; then
+		# The DKMS tree has no checkpatch: the prepared 6.12 tree's. It
+		# has no MAINTAINERS either, so no file-path-changes check.
+		cpdir=$BUILD/tree
+		KSRC=/usr/src/linux-source-6.12.tar.xz SERIES=linux-6.12 TREE=$cpdir \
+			"$ROOT/scripts/tree.sh" prepare
+		ignore=(--ignore FILE_PATH_CHANGES)
+	fi
 	# checkpatch runs spdxcheck.py, which needs Debian's python3-ply and
 	# python3-git: use the system python3 even if another one is first
 	# on PATH.
-	out=$(cd "$CHECK_TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
-		--quiet --no-summary $(series_patches) 2>&1) || true
+	out=$(cd "$cpdir" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
+		"${ignore[@]}" --quiet --no-summary $(series_patches) 2>&1) || true
 	printf '%s\n' "$out" >"$BUILD/checkpatch.log"
 	errs=$(grep -c '^ERROR:' "$BUILD/checkpatch.log" || true)
 	warns=$(grep -c '^WARNING:' "$BUILD/checkpatch.log" || true)
