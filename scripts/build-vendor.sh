@@ -49,54 +49,6 @@ modules() {
 	) | sed 's#^\./##'
 }
 
-# Register headers: amd/include/asic_reg holds *_offset.h and *_sh_mask.h in
-# pairs. A tree that lacks some _sh_mask.h (the public tarball lacks 35,
-# ../shared/vendor/README.md) gets them from Debian's linux-source-6.12 at
-# build time, in the build copy only.
-LINUX_SRC=${LINUX_SRC:-/usr/src/linux-source-6.12.tar.xz}
-supply_register_headers() {
-	local dir=$1 f missing=() reg=$BUILD/asic-reg-6.12 got=0 none=()
-	while read -r f; do
-		[ -f "${f%_offset.h}_sh_mask.h" ] || missing+=("${f%_offset.h}_sh_mask.h")
-	done < <(find "$dir/amd/include/asic_reg" -name '*_offset.h' | sort)
-	[ ${#missing[@]} -gt 0 ] || return 0
-	if [ ! -d "$reg" ]; then
-		if [ -d "$BUILD/tree/drivers/gpu/drm/amd/include/asic_reg" ]; then
-			mkdir -p "$reg.tmp"
-			cp -r "$BUILD/tree/drivers/gpu/drm/amd/include/asic_reg/." "$reg.tmp/"
-		elif [ -f "$LINUX_SRC" ]; then
-			note "extracting the register headers of $LINUX_SRC"
-			mkdir -p "$reg.tmp"
-			tar -xf "$LINUX_SRC" -C "$reg.tmp" --strip-components=7 --wildcards \
-				'*/drivers/gpu/drm/amd/include/asic_reg/*'
-		else
-			die "$KSRC lacks ${#missing[@]} register headers and there is no $LINUX_SRC to take them from"
-		fi
-		mv "$reg.tmp" "$reg"
-	fi
-	for f in "${missing[@]}"; do
-		if [ -f "$reg/${f#"$dir"/amd/include/asic_reg/}" ]; then
-			cp "$reg/${f#"$dir"/amd/include/asic_reg/}" "$f"
-			got=$((got + 1))
-		else
-			none+=("${f#"$dir"/}")
-		fi
-	done
-	note "the tree lacks ${#missing[@]} register headers: $got supplied from Debian's linux-source-6.12 for this build, ${#none[@]} found nowhere${none[*]:+: ${none[*]}}"
-	if [ ${#none[@]} -gt 0 ] && [ "$DC" = 1 ]; then
-		die "display (DC) does not compile without them; build without display: DC=0"
-	fi
-}
-
-# DC=0: take display out of the tree's own Kbuild (the CONFIG_DRM_AMD_DC*
-# switches it sets for every DKMS build).
-display_off() {
-	local kbuild=$1/amd/dkms/Kbuild
-	sed -i -E '/^[[:space:]]*(export CONFIG_DRM_AMD_DC(_[A-Z]+)?=y|subdir-ccflags-y \+= -DCONFIG_DRM_AMD_DC(_[A-Z]+)?)[[:space:]]*$/d' "$kbuild"
-	! grep -q 'CONFIG_DRM_AMD_DC' "$kbuild" ||
-		die "$kbuild still sets CONFIG_DRM_AMD_DC* after DC=0 took its switches out; this tree sets display up differently"
-}
-
 if [ "$(cat "$obj/.kfdmp-stamp" 2>/dev/null)" != "$stamp" ] ||
    ! (cd "$obj" && modules . | xargs -r ls >/dev/null 2>&1); then
 	note "building the amdgpu-dkms module set for $KVER$([ "$DC" = 0 ] && echo ", without display (DC=0)") in $obj (log: $log)"

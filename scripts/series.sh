@@ -217,18 +217,18 @@ check_checkpatch() {
 # amdgpu/amdkfd that includes it.
 touched_objects() {
 	local tree=$1 rev=$2 f h
-	git -C "$tree" diff --name-only "$rev^" "$rev" -- drivers/gpu/drm/amd/amdgpu drivers/gpu/drm/amd/amdkfd |
+	git -C "$tree" diff --name-only "$rev^" "$rev" -- "$AMDGPU_DIR" "$AMDKFD_DIR" |
 	while read -r f; do
 		case "$f" in
 		*/tests/*) ;;
 		*.c) [ -f "$tree/$f" ] && echo "$f" ;;
 		*.h)
 			h=$(basename "$f")
-			grep -l "#include \"$h\"" "$tree"/drivers/gpu/drm/amd/amdkfd/*.c \
-				"$tree"/drivers/gpu/drm/amd/amdgpu/*amdkfd*.c 2>/dev/null |
+			grep -l "#include \"$h\"" "$tree/$AMDKFD_DIR"/*.c \
+				"$tree/$AMDGPU_DIR"/*amdkfd*.c 2>/dev/null |
 				sed "s#^$tree/##" ;;
 		esac
-	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e 's#^drivers/gpu/drm/amd/#../#' -e 's#\.c$#.o#' |
+	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e "s#^$AMD_DIR/#../#" -e 's#\.c$#.o#' |
 		built_in_config
 }
 
@@ -237,6 +237,14 @@ touched_objects() {
 # CONFIG_HSA_AMD_SVM. Without a module build, keep them all.
 built_in_config() {
 	local o
+	if [ "$SERIES" != linux-6.12 ]; then
+		# The objects the DKMS Makefiles list (kfd_svm.o only with SVM).
+		while read -r o; do
+			grep -qE "(^|[/ \t])${o##*/}([ \t\\]|$)" "$TREE/$AMDKFD_DIR/Makefile" "$TREE/$AMDGPU_DIR/Makefile" &&
+				echo "$o"
+		done
+		return
+	fi
 	if [ ! -f "$TREE/$AMDGPU_DIR/amdgpu.ko" ]; then
 		cat
 		return
@@ -291,6 +299,65 @@ check_bisect() {
 	git -C "$CHECK_TREE" checkout -q kfdmp-check
 }
 
+# The rocm series, patch by patch: a copy of the base configured as DKMS
+# configures it (the tree's own pre-build.sh and configure, once, without
+# display), then for each patch the files it changes copied in with the
+# tree's CONFIG_*_AMDKCL renames applied (the ones pre-build.sh made in the
+# copy), and the objects it touches built with the tree's Kbuild against
+# the headers of KVER.
+rocm_configure() {
+	local cfg=$1 id
+	id="$(git -C "$CHECK_TREE" rev-parse "$BASE_TAG") $KVER v1"
+	[ "$(cat "$cfg/.kfdmp-configured" 2>/dev/null)" = "$id" ] && return 0
+	note "configuring a copy of the base for $KVER in $cfg"
+	rm -rf "$cfg"
+	mkdir -p "$cfg"
+	git -C "$CHECK_TREE" archive "$BASE_TAG" | tar -x -C "$cfg"
+	DC=0 supply_register_headers "$cfg" >/dev/null
+	display_off "$cfg"
+	(cd "$cfg" && SRCARCH=x86 make KERNELVER="$KVER" kernel_build_dir="$KDIR" sanity-check) \
+		>"$BUILD/bisect-configure.log" 2>&1 || { tail -n 20 "$BUILD/bisect-configure.log"; return 1; }
+	grep -rhoE --exclude='.*.cmd' 'CONFIG_[A-Z0-9_]+_AMDKCL' "$cfg/amd" "$cfg/include" "$cfg/ttm" "$cfg/scheduler" |
+		sed 's/_AMDKCL$//' | sort -u >"$cfg/.kfdmp-renamed"
+	printf '%s\n' "$id" >"$cfg/.kfdmp-configured"
+}
+
+rocm_copy_in() { # CFG REV: the files REV changes, as pre-build.sh renames them
+	local cfg=$1 rev=$2 f c
+	local -a sed_args=()
+	while read -r c; do sed_args+=(-e "s/\\<$c\\>/&_AMDKCL/"); done <"$cfg/.kfdmp-renamed"
+	while read -r f; do
+		if [ -f "$CHECK_TREE/$f" ]; then
+			mkdir -p "$cfg/$(dirname "$f")"
+			sed "${sed_args[@]}" "$CHECK_TREE/$f" >"$cfg/$f"
+		else
+			rm -f "$cfg/$f"
+		fi
+	done < <(git -C "$CHECK_TREE" diff --name-only "$rev^" "$rev")
+}
+
+check_bisect_rocm() {
+	local cfg=$BUILD/check-$SERIES-$KVER revs rev objs o n=0
+	rocm_configure "$cfg" || { bad "the base does not configure for $KVER (see $BUILD/bisect-configure.log)"; return; }
+	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
+	for rev in $revs; do
+		n=$((n + 1))
+		git -C "$CHECK_TREE" checkout -q "$rev"
+		rocm_copy_in "$cfg" "$rev"
+		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev" | sed 's#^#amd/amdgpu/#')
+		for o in "${objs[@]}"; do rm -f "$cfg/$o"; done
+		if [ ${#objs[@]} -eq 0 ] ||
+		   (SRCARCH=x86 make -C "$KDIR" M="$cfg" TTM_NAME=amdttm SCHED_NAME=amd-sched -j"$JOBS" \
+			"${objs[@]}" >"$BUILD/bisect-$SERIES-$n.log" 2>&1); then
+			ok "patch $n compiles the ${#objs[@]} objects it touches (against $KVER)"
+		else
+			grep -hE 'error' "$BUILD/bisect-$SERIES-$n.log" | head -n 20
+			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$SERIES-$n.log"
+		fi
+	done
+	git -C "$CHECK_TREE" checkout -q kfdmp-check
+}
+
 # The distinct warnings of W=1 and sparse, without line numbers, so that code
 # moved by a patch compares equal, and a warning of a base header counts once
 # however many new files include it.
@@ -339,10 +406,16 @@ cmd_check() {
 	command -v sparse >/dev/null || die "sparse is missing (scripts/setup-deps.sh)"
 	check_apply || { echo "series check: FAILED"; exit 1; }
 	check_export
-	check_drivers
-	check_checkpatch
-	check_bisect
-	check_warnings
+	if [ "$SERIES" = linux-6.12 ]; then
+		check_drivers
+		check_checkpatch
+		check_bisect
+		check_warnings
+	else
+		check_new_files "$CHECK_TREE" || true
+		check_checkpatch
+		check_bisect_rocm
+	fi
 	if [ "$fail" = 0 ]; then echo "series check: PASSED"; else echo "series check: FAILED"; exit 1; fi
 }
 

@@ -354,7 +354,7 @@ unsigned int kfd_mp_doorbell_id(struct qcm_process_device *qpd,
  */
 void kfd_mp_queue_created(struct kfd_process_device *pdd, struct queue *q)
 {
-	trace_kfd_queue_create(kfd_mp_pid(pdd), pdd->process->pasid,
+	trace_kfd_queue_create(kfd_mp_pid(pdd), kfd_mp_pdd_pasid(pdd),
 			       pdd->dev->id, q->properties.queue_id,
 			       q->properties.type, q->doorbell_id,
 			       q->properties.doorbell_off);
@@ -367,7 +367,7 @@ void kfd_mp_queue_created(struct kfd_process_device *pdd, struct queue *q)
  */
 void kfd_mp_queue_destroyed(struct kfd_process_device *pdd, struct queue *q)
 {
-	trace_kfd_queue_destroy(kfd_mp_pid(pdd), pdd->process->pasid,
+	trace_kfd_queue_destroy(kfd_mp_pid(pdd), kfd_mp_pdd_pasid(pdd),
 				pdd->dev->id, q->properties.queue_id,
 				q->properties.type, q->doorbell_id,
 				q->properties.doorbell_off);
@@ -473,7 +473,7 @@ void kfd_mp_doorbells_allocated(struct kfd_process_device *pdd)
 		return;
 	index = amdgpu_doorbell_index_on_bar(kfd->adev, pdd->qpd.proc_doorbells,
 					     0, kfd->device_info.doorbell_size);
-	trace_kfd_doorbell_bo_alloc(kfd_mp_pid(pdd), pdd->process->pasid,
+	trace_kfd_doorbell_bo_alloc(kfd_mp_pid(pdd), kfd_mp_pdd_pasid(pdd),
 				    pdd->dev->id, (u64)index * sizeof(u32),
 				    kfd_doorbell_process_slice(kfd), slot,
 				    outcome);
