@@ -35,7 +35,7 @@ is_dkms_source "$KSRC" || die "KSRC=$KSRC is not an amdgpu-dkms source (no dkms.
 obj=$BUILD/rocm-$KVER
 [ "$DC" = 0 ] && obj=$obj-nodc
 log=$obj.log
-stamp=$(printf '%s %s %s\n' "$(git -C "$TREE" rev-parse HEAD)" \
+stamp=$(printf '%s %s %s\n' "$(git -C "$TREE" rev-parse "HEAD^{tree}")" \
 	"$(git -C "$TREE" diff HEAD | sha256sum | cut -c1-16)" "$KVER DC=$DC v1")
 
 # The seven modules DKMS installs: BUILT_MODULE_LOCATION/NAME in dkms.conf.
