@@ -238,10 +238,16 @@ touched_objects() {
 built_in_config() {
 	local o
 	if [ "$SERIES" != linux-6.12 ]; then
-		# The objects the DKMS Makefiles list (kfd_svm.o only with SVM).
+		# The objects the module build of KVER built (build-vendor.sh,
+		# DC=0): kfd_svm.o and kfd_migrate.o only with SVM, which 5.10
+		# lacks. Without that build, keep them all.
+		local built=$BUILD/rocm-$KVER-nodc/$AMDGPU_DIR
+		if [ ! -f "$built/amdgpu.ko" ]; then
+			cat
+			return
+		fi
 		while read -r o; do
-			grep -qE "(^|[/ \t])${o##*/}([ \t\\]|$)" "$TREE/$AMDKFD_DIR/Makefile" "$TREE/$AMDGPU_DIR/Makefile" &&
-				echo "$o"
+			[ -f "$built/$o" ] && echo "$o"
 		done
 		return
 	fi
@@ -351,7 +357,7 @@ check_bisect_rocm() {
 			"${objs[@]}" >"$BUILD/bisect-$SERIES-$n.log" 2>&1); then
 			ok "patch $n compiles the ${#objs[@]} objects it touches (against $KVER)"
 		else
-			grep -hE 'error' "$BUILD/bisect-$SERIES-$n.log" | head -n 20
+			grep -hE 'error|Error' "$BUILD/bisect-$SERIES-$n.log" | head -n 20 || true
 			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$SERIES-$n.log"
 		fi
 	done
