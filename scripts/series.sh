@@ -226,7 +226,7 @@ touched_objects() {
 			h=$(basename "$f")
 			grep -l "#include \"$h\"" "$tree/$AMDKFD_DIR"/*.c \
 				"$tree/$AMDGPU_DIR"/*amdkfd*.c 2>/dev/null |
-				sed "s#^$tree/##" ;;
+				sed "s#^$tree/##" || true ;;
 		esac
 	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e "s#^$AMD_DIR/#../#" -e 's#\.c$#.o#' |
 		built_in_config
@@ -386,7 +386,7 @@ warnings_of() {
 check_warnings() {
 	local rev objs tobjs base_objs all
 	mapfile -t objs < <(for rev in $(git -C "$CHECK_TREE" rev-list "$BASE_TAG..HEAD"); do
-		touched_objects "$CHECK_TREE" "$rev"; done | sort -u)
+		touched_objects "$CHECK_TREE" "$rev" || true; done | sort -u)
 	[ ${#objs[@]} -gt 0 ] || { ok "no objects to check for W=1/sparse"; return; }
 	# The same objects at the base, where they exist there.
 	git -C "$CHECK_TREE" checkout -q "$BASE_TAG"
