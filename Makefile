@@ -1,15 +1,18 @@
 # kfd-mp: the amdkfd multi-process scheduling series, built out of tree.
 #
-#   make modules   build the patched amdgpu.ko (prints its path)
+#   make modules   build the patched amdgpu.ko (prints its path); with
+#                  KSRC=<amdgpu-dkms source> (ROCm's DKMS tree or its
+#                  tarball) the rocm-6.4 series and the whole DKMS module
+#                  set (DC=0: without display)
 #   make test      build it and run every test (ctest: series check, KUnit,
 #                  QEMU load test, harness unit tests, scaling suite)
 #   make testbox   on a test box: build, load each configuration, measure,
 #                  report, restore the stock driver (scripts/testbox.sh)
 #
-# Overrides: KVER, KDIR, KSRC, BUILD, JOBS (see README.md).
+# Overrides: KVER, KDIR, KSRC, BUILD, JOBS, DC, SERIES (see README.md).
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
-export KVER KDIR KSRC BUILD JOBS
+export KVER KDIR KSRC BUILD JOBS DC SERIES
 
 CTEST_ARGS ?=
 

@@ -2,12 +2,17 @@
 # Build the patched amdgpu.ko: prepare the base tree, apply patches/, build
 # against the headers of KVER with M=, print the module's path.
 # Overrides: KVER, KDIR (headers), KSRC (base source tarball or directory),
-# BUILD, JOBS.
+# BUILD, JOBS. With KSRC an amdgpu-dkms source (DKMS layout), builds the
+# rocm-6.4 series with scripts/build-vendor.sh instead (DC=0: no display).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 "$ROOT/scripts/setup-deps.sh" --quiet
+# ROCm's amdgpu-dkms source: the rocm-6.4 series, built as DKMS builds it.
+if [ "$SERIES" = rocm-6.4 ]; then
+	exec "$ROOT/scripts/build-vendor.sh"
+fi
 [ -f "$KDIR/Makefile" ] || die "no kernel headers at KDIR=$KDIR (install linux-headers-$KVER, or set KDIR)"
 "$ROOT/scripts/tree.sh" apply
 note "building amdgpu.ko against $KDIR"

@@ -11,7 +11,7 @@ src=$ROOT/drivers/gpu/drm/amd/amdkfd
 fail=0
 
 params=$(grep -hoE '^module_param(_cb|_named)?\(([a-z0-9_]+)' "$src"/*.c | sed -E 's/.*\(//' | sort -u)
-events=$(sed -n -E 's/^(TRACE_EVENT|DEFINE_EVENT)\(([a-z_]+, )?([a-z_0-9]+),?.*/amdkfd\/\3/p' "$src"/kfd_trace.h | sort -u)
+events=$(sed -n -E 's/^(TRACE_EVENT|DEFINE_EVENT)\(([a-z_]+, )?([a-z_0-9]+),?.*/amdkfd\/\3/p' "$src"/kfd_mp_trace.h | sort -u)
 
 for p in $params; do
 	grep -qE "^param[[:space:]]+$p([[:space:]]|$)" "$spec" || { echo "smoke.conf has no 'param $p'"; fail=1; }

@@ -298,6 +298,21 @@ while read -r line <&3; do
 	esac
 done 3<"$SPEC"
 
+# --- the companion modules of a DKMS stack, unloaded in reverse order -------
+if [ -s /lib/smoke-deps/stack ]; then
+	[ -e /sys/module/amdgpu ] && krmmod amdgpu >/dev/null 2>&1
+	unloadErr=
+	for m in $(sed -n '1!G;h;$p' /lib/smoke-deps/stack); do
+		out=$(krmmod "$m" 2>&1) || unloadErr="$unloadErr $m ($out)"
+		[ ! -e "/sys/module/$m" ] || unloadErr="$unloadErr $m (still loaded)"
+	done
+	if [ -z "$unloadErr" ]; then
+		pass "stack unloaded"
+	else
+		fail "stack unloaded" "rmmod failed:$unloadErr"
+	fi
+fi
+
 # --- kernel taint: D (oops) W (warning) L (soft lockup) B (bad page) M ----
 read -r taint </proc/sys/kernel/tainted
 bad=$((taint & (128 | 512 | 16384 | 32 | 16)))

@@ -17,6 +17,13 @@
 #   dmesg.txt       the guest's kernel log at the end of the run
 #   qemu.log        QEMU's own stdout/stderr
 #   cache/          initramfs parts, rebuilt when their inputs change
+#
+# With --stack DIR (ROCm's amdgpu-dkms build, scripts/build-vendor.sh), the
+# module under test is DIR/amd/amdgpu/amdgpu.ko and its companion modules
+# (amdkcl, amdttm, amd-sched, amddrm_buddy, amddrm_ttm_helper, amdxcp: every
+# other .ko under DIR) are loaded after the kernel's own dependencies, in
+# the order of their depends; after the checks they are unloaded in reverse
+# ("stack unloaded").
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,12 +43,14 @@ MEM=2048
 # kernel now and then oopses at boot on an int3 left by text_poke_bp()
 # (static-key patching racing with the other vCPU), a TCG artefact.
 SMP=${QEMU_SMOKE_SMP:-1}
+STACK=
 EXTRA_APPEND=${QEMU_SMOKE_APPEND:-}
 
 usage() {
 	cat <<EOF
 Usage: scripts/qemu-smoke.sh [--ko PATH] [--spec FILE] [--kver KVER]
                              [--outdir DIR] [--loops N] [--timeout SECS]
+                             [--stack DIR]
 
 Boot /boot/vmlinuz-KVER under qemu-system-x86_64 (TCG) with a busybox
 initramfs and load-test amdgpu.ko against the spec.
@@ -54,6 +63,8 @@ initramfs and load-test amdgpu.ko against the spec.
   --outdir DIR    results and cache (default: build/qemu-smoke)
   --loops N       default insmod/rmmod cycles in one boot (default: 5)
   --timeout SECS  bound on the QEMU run (default: 300)
+  --stack DIR     an amdgpu-dkms build (build/rocm-KVER[-nodc]): test
+                  DIR/amd/amdgpu/amdgpu.ko with its companion modules
 
 Spec format: see the header of tests/kernel/smoke.conf.
 Results: OUTDIR/{results.txt,sysfs-kfd.txt,dmesg.txt,console.log}.
@@ -73,7 +84,7 @@ while [ $# -gt 0 ]; do
 	case $opt in
 	-h | --help) usage; exit 0 ;;
 	--*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
-	--ko | --spec | --kver | --outdir | --loops | --timeout)
+	--ko | --spec | --kver | --outdir | --loops | --timeout | --stack)
 		[ $# -ge 2 ] || usage_err "option $opt needs an argument"
 		val=$2
 		shift 2
@@ -84,6 +95,7 @@ while [ $# -gt 0 ]; do
 		--outdir) OUTDIR=$val ;;
 		--loops) LOOPS=$val ;;
 		--timeout) TIMEOUT=$val ;;
+		--stack) STACK=$val ;;
 		esac ;;
 	*) usage_err "unknown argument '$opt'" ;;
 	esac
@@ -91,6 +103,11 @@ done
 [[ $LOOPS =~ ^[1-9][0-9]*$ ]] || usage_err "--loops must be a positive integer, not '$LOOPS'"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage_err "--timeout must be a positive integer, not '$TIMEOUT'"
 [ -n "$KVER" ] || usage_err "--kver is empty"
+if [ -n "$STACK" ]; then
+	[ -d "$STACK" ] || usage_err "--stack $STACK: no such directory"
+	STACK=$(cd "$STACK" && pwd)
+	[ "$KO" = "$root/build/tree/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] && KO=$STACK/amd/amdgpu/amdgpu.ko
+fi
 
 start=$(date +%s.%N)
 elapsed() { LC_ALL=C awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }'; }
@@ -157,6 +174,7 @@ done
 for l in "${spec_lines[@]}"; do
 	case $l in load | load\ * | refuse\ *) expected+=("$l") ;; esac
 done
+[ -n "$STACK" ] && expected+=("stack unloaded")
 expected+=("kernel taint clean")
 
 # --- initramfs --------------------------------------------------------------
@@ -187,17 +205,59 @@ pack() { # pack DIR: newc archive of DIR (owned by root) on stdout
 # Base part: busybox, the dependency modules (decompressed) and their
 # order. Keyed on the kernel version, the module list and the files.
 deps=()
-depends=$(modprobe -S "$KVER" --show-depends amdgpu 2>&1) ||
-	die "modprobe -S $KVER --show-depends amdgpu failed: $depends"
-while read -r kind path _; do
-	[ "$kind" = insmod ] || continue
-	name=$(basename "$path")
-	name=${name%.xz}
-	name=${name%.zst}
-	name=${name%.gz}
-	[ "$name" = amdgpu.ko ] && continue
-	deps+=("$path")
-done <<<"$depends"
+# The stack's companion modules, in the order of their depends, and the
+# kernel modules they and amdgpu need that are not in the stack.
+stack=()
+kmods=(amdgpu)
+if [ -n "$STACK" ]; then
+	declare -A in_stack=() stack_path=() stack_deps=()
+	while read -r p; do
+		# Module names as the kernel knows them: '-' reads as '_'.
+		n=$(modinfo -F name "$p" 2>/dev/null | tr - _) || die "$p is not a kernel module"
+		in_stack[$n]=1
+		stack_path[$n]=$p
+		stack_deps[$n]=$(modinfo -F depends "$p" | tr ',-' ' _')
+	done < <(find "$STACK" -name '*.ko' ! -path "$(realpath "$KO")" | sort)
+	stack_deps[amdgpu]=$(modinfo -F depends "$KO" | tr ',-' ' _')
+	kmods=()
+	for n in "${!stack_deps[@]}"; do
+		for d in ${stack_deps[$n]}; do
+			[ -n "${in_stack[$d]:-}" ] || kmods+=("$d")
+		done
+	done
+	declare -A placed=()
+	while [ ${#placed[@]} -lt ${#stack_path[@]} ]; do
+		progress=0
+		for n in $(printf '%s\n' "${!stack_path[@]}" | sort); do
+			[ -z "${placed[$n]:-}" ] || continue
+			ready=1
+			for d in ${stack_deps[$n]}; do
+				[ -z "${in_stack[$d]:-}" ] || [ -n "${placed[$d]:-}" ] || ready=0
+			done
+			[ "$ready" = 1 ] || continue
+			stack+=("${stack_path[$n]}")
+			placed[$n]=1
+			progress=1
+		done
+		[ "$progress" = 1 ] || die "the modules under $STACK depend on each other in a cycle"
+	done
+fi
+declare -A seen=()
+for km in $(printf '%s\n' "${kmods[@]}" | sort -u); do
+	depends=$(modprobe -S "$KVER" --show-depends "$km" 2>&1) ||
+		die "modprobe -S $KVER --show-depends $km failed: $depends"
+	while read -r kind path _; do
+		[ "$kind" = insmod ] || continue
+		name=$(basename "$path")
+		name=${name%.xz}
+		name=${name%.zst}
+		name=${name%.gz}
+		[ "$name" = amdgpu.ko ] && continue
+		[ -z "${seen[$path]:-}" ] || continue
+		seen[$path]=1
+		deps+=("$path")
+	done <<<"$depends"
+done
 [ ${#deps[@]} -gt 0 ] || die "no dependency modules for amdgpu in /lib/modules/$KVER"
 # kmod's insmod, not busybox's: busybox retries a failed finit_module()
 # with init_module(), so every refused load would run twice (~7 s each
@@ -212,11 +272,11 @@ done < <(ldd "$KMOD" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { p
 base_key=$({
 	echo "v3 $KVER"
 	sha256sum "$BUSYBOX" "$KMOD"
-	stat -L -c '%n %s %Y' "${kmod_libs[@]}" "${deps[@]}"
+	stat -L -c '%n %s %Y' "${kmod_libs[@]}" "${deps[@]}" ${stack[@]+"${stack[@]}"}
 } | sha256sum | cut -c1-16)
 BASE=$CACHE/base-$base_key.cpio
 if [ ! -f "$BASE" ]; then
-	echo "qemu-smoke: building base initramfs (busybox + ${#deps[@]} dependency modules)"
+	echo "qemu-smoke: building base initramfs (busybox + ${#deps[@]} dependency modules${STACK:+ + ${#stack[@]} companion modules of the stack})"
 	stage=$CACHE/stage-base
 	rm -rf "$stage"
 	mkdir -p "$stage"/{bin,proc,sys,dev,tmp,lib/smoke-deps}
@@ -240,6 +300,12 @@ if [ ! -f "$BASE" ]; then
 		*) cp "$p" "$stage/lib/smoke-deps/$name" ;;
 		esac
 		echo "$name" >>"$stage/lib/smoke-deps/order"
+	done
+	for p in ${stack[@]+"${stack[@]}"}; do
+		name=$(basename "$p")
+		strip --strip-debug -o "$stage/lib/smoke-deps/$name" "$p" || die "strip --strip-debug $p failed"
+		echo "$name" >>"$stage/lib/smoke-deps/order"
+		modinfo -F name "$p" | tr - _ >>"$stage/lib/smoke-deps/stack"
 	done
 	rm -f "$CACHE"/base-*.cpio
 	{ devnodes_cpio; pack "$stage"; } >"$BASE.tmp"

@@ -11,19 +11,39 @@
 #                              clean; each patch compiles the objects it touches
 #                              (bisectable); W=1 and sparse add no warning
 #
-# patches/ is the source of truth. drivers/ is generated from it for reading
-# and review; the check fails when the two drift apart. The cover letter's
-# subject and text are kept from patches/0000-cover-letter.patch, its
+# Two series: SERIES=linux-6.12 (the default; upstream Linux, patches/linux-6.12)
+# and SERIES=rocm-6.4 (ROCm's amdgpu-dkms, patches/rocm-6.4; KSRC is the
+# amdgpu-dkms source). patches/ is the source of truth. drivers/ is generated
+# from patches/linux-6.12 for reading and review; the check fails when the two
+# drift apart. The rocm-6.4 series adds the same new files byte for byte
+# (only the hooks in the vendor's files differ): its check fails unless every
+# file it adds equals the one in drivers/, and every file of drivers/ it does
+# not add is one the vendor base already has (kfd_trace.[ch]). Its checkpatch
+# is the one of the prepared 6.12 tree; its per-patch compile is against the
+# headers of KVER, in a copy configured as DKMS configures it (5.10 in CI:
+# cheaper than 6.12); W=1/sparse run on the upstream series only. The cover
+# letter's subject and text are kept from 0000-cover-letter.patch, its
 # shortlog and diffstat are regenerated.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-CHECK_TREE=${CHECK_TREE:-$BUILD/check}
+if [ "$SERIES" = linux-6.12 ]; then
+	CHECK_TREE=${CHECK_TREE:-$BUILD/check}
+else
+	CHECK_TREE=${CHECK_TREE:-$BUILD/check-$SERIES}
+fi
+# The upstream path of a file of the series (drivers/ holds upstream paths).
+upstream_path() {
+	case "$SERIES" in
+	linux-*) printf '%s\n' "$1" ;;
+	*) printf 'drivers/gpu/drm/%s\n' "$1" ;;
+	esac
+}
 
 # Subject (first line) and text of the current cover letter.
 cover_description() {
-	local cover=$ROOT/patches/0000-cover-letter.patch
+	local cover=$PATCHES/0000-cover-letter.patch
 	if [ ! -f "$cover" ]; then
 		printf '*** SUBJECT HERE ***\n\n*** BLURB HERE ***\n'
 		return
@@ -75,12 +95,19 @@ cmd_export() {
 	[ "$(git -C "$TREE" symbolic-ref --short HEAD)" = kfdmp ] || die "$TREE is not on branch kfdmp"
 	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 		die "$TREE has uncommitted changes; commit them first"
-	export_series "$TREE" HEAD "$ROOT/patches"
+	export_series "$TREE" HEAD "$PATCHES"
+	if [ "$SERIES" != linux-6.12 ]; then
+		printf '%s %s\n' "$("$ROOT/scripts/tree.sh" series-id)" "$(git -C "$TREE" rev-parse HEAD)" \
+			>"$TREE/.git/kfdmp-series"
+		note "wrote $(series_patches | wc -l) patches and the cover letter to $PATCHES_REL (drivers/ is generated from patches/linux-6.12)"
+		check_new_files "$TREE" || die "the new files of $PATCHES_REL differ from drivers/ (patches/linux-6.12)"
+		return
+	fi
 	mirror_drivers "$TREE"
 	# The tree now holds exactly this series.
 	printf '%s %s\n' "$("$ROOT/scripts/tree.sh" series-id)" "$(git -C "$TREE" rev-parse HEAD)" \
 		>"$TREE/.git/kfdmp-series"
-	note "wrote $(series_patches | wc -l) patches and the cover letter to patches/, mirrored $(added_files "$TREE" | wc -l) new files into drivers/"
+	note "wrote $(series_patches | wc -l) patches and the cover letter to $PATCHES_REL, mirrored $(added_files "$TREE" | wc -l) new files into drivers/"
 }
 
 fail=0
@@ -110,10 +137,10 @@ check_export() {
 	local tmp
 	tmp=$(mktemp -d)
 	export_series "$CHECK_TREE" HEAD "$tmp/patches"
-	if diff -r "$ROOT/patches" "$tmp/patches" >"$BUILD/series-export.diff"; then
-		ok "patches/ is exactly what scripts/series.sh export writes"
+	if diff -r "$PATCHES" "$tmp/patches" >"$BUILD/series-export.diff"; then
+		ok "$PATCHES_REL is exactly what scripts/series.sh export writes"
 	else
-		bad "patches/ differs from a fresh export (see $BUILD/series-export.diff); run scripts/series.sh export"
+		bad "$PATCHES_REL differs from a fresh export (see $BUILD/series-export.diff); run scripts/series.sh export"
 	fi
 	rm -rf "$tmp"
 }
@@ -128,18 +155,49 @@ check_drivers() {
 		return
 	fi
 	for f in $want; do
-		cmp -s "$CHECK_TREE/$f" "$ROOT/$f" || bad "drivers/ drifted from patches/: $f"
+		cmp -s "$CHECK_TREE/$f" "$ROOT/$f" || bad "drivers/ drifted from $PATCHES_REL: $f"
 	done
 	[ "$fail" = 0 ] && ok "drivers/ equals the $(printf '%s\n' "$want" | grep -c .) files the series adds"
 }
 
+# check_new_files TREE: the files the rocm series adds equal those of
+# drivers/; the files of drivers/ it does not add are in its base.
+check_new_files() {
+	local tree=$1 f u n=0 rc=0
+	while read -r f; do
+		u=$(upstream_path "$f")
+		if [ ! -f "$ROOT/$u" ]; then
+			bad "$PATCHES_REL adds $f, which patches/linux-6.12 does not add ($u)"; rc=1
+		elif ! cmp -s "$tree/$f" "$ROOT/$u"; then
+			bad "$PATCHES_REL and patches/linux-6.12 differ in a new file: $f ($(diff "$ROOT/$u" "$tree/$f" | grep -c '^[<>]') lines)"; rc=1
+		fi
+		n=$((n + 1))
+	done < <(added_files "$tree")
+	while read -r u; do
+		f=${u#drivers/gpu/drm/}
+		git -C "$tree" cat-file -e "$BASE_TAG:$f" 2>/dev/null && continue
+		added_files "$tree" | grep -qxF "$f" ||
+			{ bad "$PATCHES_REL lacks $f, which patches/linux-6.12 adds and the base does not have"; rc=1; }
+	done < <(cd "$ROOT" && find drivers -type f | sort)
+	[ "$rc" = 0 ] && ok "the $n files $PATCHES_REL adds are byte-identical to drivers/ (patches/linux-6.12); the others are in the vendor base"
+	return $rc
+}
+
 check_checkpatch() {
-	local out errs warns checks
+	local out errs warns checks cpdir=$CHECK_TREE ignore=()
+	if [ "$SERIES" != linux-6.12 ]; then
+		# The DKMS tree has no checkpatch: the prepared 6.12 tree's. It
+		# has no MAINTAINERS either, so no file-path-changes check.
+		cpdir=$BUILD/tree
+		KSRC=/usr/src/linux-source-6.12.tar.xz SERIES=linux-6.12 TREE=$cpdir \
+			"$ROOT/scripts/tree.sh" prepare
+		ignore=(--ignore FILE_PATH_CHANGES)
+	fi
 	# checkpatch runs spdxcheck.py, which needs Debian's python3-ply and
 	# python3-git: use the system python3 even if another one is first
 	# on PATH.
-	out=$(cd "$CHECK_TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
-		--quiet --no-summary $(series_patches) 2>&1) || true
+	out=$(cd "$cpdir" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
+		"${ignore[@]}" --quiet --no-summary $(series_patches) 2>&1) || true
 	printf '%s\n' "$out" >"$BUILD/checkpatch.log"
 	errs=$(grep -c '^ERROR:' "$BUILD/checkpatch.log" || true)
 	warns=$(grep -c '^WARNING:' "$BUILD/checkpatch.log" || true)
@@ -159,18 +217,18 @@ check_checkpatch() {
 # amdgpu/amdkfd that includes it.
 touched_objects() {
 	local tree=$1 rev=$2 f h
-	git -C "$tree" diff --name-only "$rev^" "$rev" -- drivers/gpu/drm/amd/amdgpu drivers/gpu/drm/amd/amdkfd |
+	git -C "$tree" diff --name-only "$rev^" "$rev" -- "$AMDGPU_DIR" "$AMDKFD_DIR" |
 	while read -r f; do
 		case "$f" in
 		*/tests/*) ;;
 		*.c) [ -f "$tree/$f" ] && echo "$f" ;;
 		*.h)
 			h=$(basename "$f")
-			grep -l "#include \"$h\"" "$tree"/drivers/gpu/drm/amd/amdkfd/*.c \
-				"$tree"/drivers/gpu/drm/amd/amdgpu/*amdkfd*.c 2>/dev/null |
-				sed "s#^$tree/##" ;;
+			grep -l "#include \"$h\"" "$tree/$AMDKFD_DIR"/*.c \
+				"$tree/$AMDGPU_DIR"/*amdkfd*.c 2>/dev/null |
+				sed "s#^$tree/##" || true ;;
 		esac
-	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e 's#^drivers/gpu/drm/amd/#../#' -e 's#\.c$#.o#' |
+	done | sort -u | sed -e "s#^$AMDGPU_DIR/##" -e "s#^$AMD_DIR/#../#" -e 's#\.c$#.o#' |
 		built_in_config
 }
 
@@ -179,8 +237,33 @@ touched_objects() {
 # CONFIG_HSA_AMD_SVM. Without a module build, keep them all.
 built_in_config() {
 	local o
+	if [ "$SERIES" != linux-6.12 ]; then
+		# The objects the module build of KVER built (build-vendor.sh,
+		# DC=0): kfd_svm.o and kfd_migrate.o only with SVM, which 5.10
+		# lacks. Without that build, keep them all.
+		local built=$BUILD/rocm-$KVER-nodc/$AMDGPU_DIR
+		if [ ! -f "$built/amdgpu.ko" ]; then
+			cat
+			return
+		fi
+		while read -r o; do
+			[ -f "$built/$o" ] && echo "$o"
+		done
+		return
+	fi
 	if [ ! -f "$TREE/$AMDGPU_DIR/amdgpu.ko" ]; then
-		cat
+		# No module build: leave out the objects of an
+		# ifneq ($(CONFIG_X),) block of the amdkfd Makefile whose
+		# CONFIG_X the headers' configuration does not set.
+		local cond
+		while read -r o; do
+			cond=$(awk -v o="/${o##*/}" '
+				/^ifneq \(\$\(CONFIG_[A-Z0-9_]+\),\)/ { c = $0; sub(/^ifneq \(\$\(/, "", c); sub(/\),\).*/, "", c) }
+				/^endif/ { c = "" }
+				c && index($0, o) { print c; exit }' "$TREE/$AMDKFD_DIR/Makefile")
+			[ -n "$cond" ] && ! grep -q "^$cond=" "$KDIR/include/config/auto.conf" && continue
+			echo "$o"
+		done
 		return
 	fi
 	while read -r o; do
@@ -226,8 +309,67 @@ check_bisect() {
 		   compile_tests "$CHECK_TREE" "$BUILD/bisect-$n-kunit.log" "${tobjs[@]}"; then
 			ok "patch $n compiles the ${#objs[@]} amdgpu.ko objects and ${#tobjs[@]} KUnit objects it touches"
 		else
-			grep -hE 'error|Error' "$BUILD/bisect-$n.log" "$BUILD/bisect-$n-kunit.log" 2>/dev/null | head -n 20
+			grep -hE 'error|Error' "$BUILD/bisect-$n.log" "$BUILD/bisect-$n-kunit.log" 2>/dev/null | head -n 20 || true
 			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$n*.log"
+		fi
+	done
+	git -C "$CHECK_TREE" checkout -q kfdmp-check
+}
+
+# The rocm series, patch by patch: a copy of the base configured as DKMS
+# configures it (the tree's own pre-build.sh and configure, once, without
+# display), then for each patch the files it changes copied in with the
+# tree's CONFIG_*_AMDKCL renames applied (the ones pre-build.sh made in the
+# copy), and the objects it touches built with the tree's Kbuild against
+# the headers of KVER.
+rocm_configure() {
+	local cfg=$1 id
+	id="$(git -C "$CHECK_TREE" rev-parse "$BASE_TAG") $KVER v1"
+	[ "$(cat "$cfg/.kfdmp-configured" 2>/dev/null)" = "$id" ] && return 0
+	note "configuring a copy of the base for $KVER in $cfg"
+	rm -rf "$cfg"
+	mkdir -p "$cfg"
+	git -C "$CHECK_TREE" archive "$BASE_TAG" | tar -x -C "$cfg"
+	DC=0 supply_register_headers "$cfg" >/dev/null
+	display_off "$cfg"
+	(cd "$cfg" && SRCARCH=x86 make KERNELVER="$KVER" kernel_build_dir="$KDIR" sanity-check) \
+		>"$BUILD/bisect-configure.log" 2>&1 || { tail -n 20 "$BUILD/bisect-configure.log"; return 1; }
+	grep -rhoE --exclude='.*.cmd' 'CONFIG_[A-Z0-9_]+_AMDKCL' "$cfg/amd" "$cfg/include" "$cfg/ttm" "$cfg/scheduler" |
+		sed 's/_AMDKCL$//' | sort -u >"$cfg/.kfdmp-renamed"
+	printf '%s\n' "$id" >"$cfg/.kfdmp-configured"
+}
+
+rocm_copy_in() { # CFG REV: the files REV changes, as pre-build.sh renames them
+	local cfg=$1 rev=$2 f c
+	local -a sed_args=()
+	while read -r c; do sed_args+=(-e "s/\\<$c\\>/&_AMDKCL/"); done <"$cfg/.kfdmp-renamed"
+	while read -r f; do
+		if [ -f "$CHECK_TREE/$f" ]; then
+			mkdir -p "$cfg/$(dirname "$f")"
+			sed "${sed_args[@]}" "$CHECK_TREE/$f" >"$cfg/$f"
+		else
+			rm -f "$cfg/$f"
+		fi
+	done < <(git -C "$CHECK_TREE" diff --name-only "$rev^" "$rev")
+}
+
+check_bisect_rocm() {
+	local cfg=$BUILD/check-$SERIES-$KVER revs rev objs o n=0
+	rocm_configure "$cfg" || { bad "the base does not configure for $KVER (see $BUILD/bisect-configure.log)"; return; }
+	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
+	for rev in $revs; do
+		n=$((n + 1))
+		git -C "$CHECK_TREE" checkout -q "$rev"
+		rocm_copy_in "$cfg" "$rev"
+		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev" | sed 's#^#amd/amdgpu/#')
+		for o in "${objs[@]}"; do rm -f "$cfg/$o"; done
+		if [ ${#objs[@]} -eq 0 ] ||
+		   (SRCARCH=x86 make -C "$KDIR" M="$cfg" TTM_NAME=amdttm SCHED_NAME=amd-sched -j"$JOBS" \
+			"${objs[@]}" >"$BUILD/bisect-$SERIES-$n.log" 2>&1); then
+			ok "patch $n compiles the ${#objs[@]} objects it touches (against $KVER)"
+		else
+			grep -hE 'error|Error' "$BUILD/bisect-$SERIES-$n.log" | head -n 20 || true
+			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$SERIES-$n.log"
 		fi
 	done
 	git -C "$CHECK_TREE" checkout -q kfdmp-check
@@ -244,7 +386,7 @@ warnings_of() {
 check_warnings() {
 	local rev objs tobjs base_objs all
 	mapfile -t objs < <(for rev in $(git -C "$CHECK_TREE" rev-list "$BASE_TAG..HEAD"); do
-		touched_objects "$CHECK_TREE" "$rev"; done | sort -u)
+		touched_objects "$CHECK_TREE" "$rev" || true; done | sort -u)
 	[ ${#objs[@]} -gt 0 ] || { ok "no objects to check for W=1/sparse"; return; }
 	# The same objects at the base, where they exist there.
 	git -C "$CHECK_TREE" checkout -q "$BASE_TAG"
@@ -277,14 +419,20 @@ touch_sources() {
 }
 
 cmd_check() {
-	[ -n "$(series_patches)" ] || die "patches/ holds no patch"
+	[ -n "$(series_patches)" ] || die "$PATCHES_REL holds no patch"
 	command -v sparse >/dev/null || die "sparse is missing (scripts/setup-deps.sh)"
 	check_apply || { echo "series check: FAILED"; exit 1; }
 	check_export
-	check_drivers
-	check_checkpatch
-	check_bisect
-	check_warnings
+	if [ "$SERIES" = linux-6.12 ]; then
+		check_drivers
+		check_checkpatch
+		check_bisect
+		check_warnings
+	else
+		check_new_files "$CHECK_TREE" || true
+		check_checkpatch
+		check_bisect_rocm
+	fi
 	if [ "$fail" = 0 ]; then echo "series check: PASSED"; else echo "series check: FAILED"; exit 1; fi
 }
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Install everything the build and the tests need on Debian 12 (bookworm).
 # Idempotent: a second run with everything present only checks and exits.
-# Adds the bookworm-backports suite, taking the archive host from the
-# machine's existing apt sources (never a hard-coded host).
+# Adds the bookworm-backports suite (the 6.12.95 kernel) and Debian 11's
+# bullseye suite (the 5.10 kernel the vendor path is built and loaded on,
+# pinned at priority 100 so it never replaces a bookworm package), taking the
+# archive host from the machine's existing apt sources (never a hard-coded
+# host).
 set -euo pipefail
 quiet=0
 [ "${1:-}" = --quiet ] && quiet=1
@@ -17,7 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 want=("$LINUX_SOURCE_PKG=$LINUX_SOURCE_VERSION" "$LINUX_HEADERS_PKG" "$LINUX_IMAGE_PKG")
-for p in $TOOL_PKGS; do want+=("$p"); done
+for p in $TOOL_PKGS $LINUX_510_PKGS; do want+=("$p"); done
 
 missing=()
 for spec in "${want[@]}"; do
@@ -65,6 +68,25 @@ Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
+fi
+if ! grep -rqs '^Suites:.*bullseye' /etc/apt/sources.list.d/ &&
+   ! grep -qs '^deb .* bullseye ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list; then
+	uri=$(find_uri | head -n1)
+	[ -n "$uri" ] || { echo "setup-deps: no Debian bookworm entry in the apt sources to take the archive host from" >&2; exit 1; }
+	echo "setup-deps: adding bullseye (Debian 11, for its 5.10 kernel) from $uri"
+	$SUDO tee /etc/apt/sources.list.d/bullseye.sources >/dev/null <<SRC
+Types: deb
+URIs: $uri
+Suites: bullseye
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	# Only what is asked for by name comes from bullseye.
+	$SUDO tee /etc/apt/preferences.d/kfdmp-bullseye >/dev/null <<PIN
+Package: *
+Pin: release n=bullseye
+Pin-Priority: 100
+PIN
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q

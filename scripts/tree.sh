@@ -75,11 +75,11 @@ apply() {
 	if [ "${stamp#* }" != "$head" ] && [ "$head" != "$(git -C "$TREE" rev-parse "$BASE_TAG")" ] &&
 	   [ "${FORCE:-0}" != 1 ]; then
 		if [ "${stamp%% *}" = "$want" ]; then
-			note "$TREE has commits that patches/ does not hold; building them as they are"
-			note "(scripts/series.sh export writes them to patches/)"
+			note "$TREE has commits that $PATCHES_REL does not hold; building them as they are"
+			note "(scripts/series.sh export writes them to $PATCHES_REL)"
 			return 0
 		fi
-		die "$TREE has commits that patches/ does not hold, and patches/ changed too; export them (scripts/series.sh export) or discard them with FORCE=1"
+		die "$TREE has commits that $PATCHES_REL does not hold, and $PATCHES_REL changed too; export them (scripts/series.sh export) or discard them with FORCE=1"
 	fi
 	git -C "$TREE" am --abort >/dev/null 2>&1 || true
 	git -C "$TREE" reset -q --hard "$BASE_TAG"

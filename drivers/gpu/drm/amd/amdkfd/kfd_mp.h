@@ -12,6 +12,8 @@
 #include <linux/ktime.h>
 #include <linux/types.h>
 
+#include "kfd_mp_slots.h"
+
 struct device_queue_manager;
 struct kfd_dev;
 struct kfd_mp_rlq;
@@ -21,7 +23,6 @@ struct queue;
 struct seq_file;
 
 bool kfd_mp_enabled(void);
-unsigned int kfd_mp_dqm_oversub_reasons(struct device_queue_manager *dqm);
 void kfd_mp_runlist_sent(struct device_queue_manager *dqm, int ret,
 			 ktime_t start);
 void kfd_mp_unmap_done(struct device_queue_manager *dqm, int filter,
@@ -47,5 +48,18 @@ int kfd_dqm_rlq_cycle(struct kfd_mp_rlq *rlq, struct list_head *batch,
 
 int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
 int kfd_debugfs_mp_stats_reset(const char *buf);
+
+/* Shared by the kfd_mp*.c files, not for the rest of amdkfd */
+
+/* Per-device state of the multi-process policies. */
+struct kfd_mp_dev {
+	struct kfd_mp_index_alloc index;
+	struct kfd_mp_db_layout db;	/* no slots with MES */
+};
+
+extern const char * const kfd_mp_slot_policies[];
+void kfd_mp_db_init(struct kfd_dev *kfd);
+int kfd_mp_pdd_index(struct kfd_process_device *pdd);
+pid_t kfd_mp_pid(struct kfd_process_device *pdd);
 
 #endif

@@ -3,11 +3,10 @@
  * Multi-process scheduling: queue slots, doorbell IDs, process indices and
  * doorbell page slots; see kfd_mp_slots.h.
  */
-#include <linux/align.h>
 #include <linux/bitops.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/log2.h>
-#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
