@@ -119,12 +119,30 @@ def scopes(lines, is_c):
     header = []
     cur = TOP
     in_macro = False
+    # #if/#else: braces count in the first branch only (the others repeat
+    # the same opening, as in the kcl variants of a function's header)
+    cond = []
     for i, raw in enumerate(lines):
-        code = strip_code(raw, state)
-        if depth == 0 and (in_macro or code.strip().startswith("#")):
+        here = cur if depth > 0 else TOP
+        if in_macro:
             in_macro = raw.rstrip().endswith("\\")
-            res.append(TOP)
-            header = []
+            res.append(here)
+            continue
+        directive = re.match(r"\s*#\s*(\w+)", raw) if not state["comment"] else None
+        if directive:
+            d = directive.group(1)
+            if d in ("if", "ifdef", "ifndef"):
+                cond.append(False)
+            elif d in ("else", "elif") and cond:
+                cond[-1] = True
+            elif d == "endif" and cond:
+                cond.pop()
+            in_macro = raw.rstrip().endswith("\\")
+            res.append(here)
+            continue
+        code = strip_code(raw, state)
+        if any(cond):
+            res.append(here)
             continue
         opened = closed = False
         for ch in code:

@@ -324,6 +324,8 @@ to_dest() {
 	dkms:drivers/gpu/drm/amd/*|kernel:amd/*) alt_path "$1" ;;
 	esac
 }
+# to_series P: a path of DEST in the series' layout.
+to_series() { if [ "$SLAYOUT" = "$LAYOUT" ]; then echo "$1"; else alt_path "$1"; fi; }
 declare -a RPATCH=() STATUS=() DETAIL=()
 for i in "${!PATCHES[@]}"; do
 	p=${PATCHES[$i]}
@@ -400,7 +402,7 @@ check_patch() {
 wrong() { awk -F'\t' '$2 != "both-kept"' "$tmp/find.$1" | wc -l; }
 
 # --- apply, patch by patch --------------------------------------------------------------------------------
-stopped=0
+stopped=-1
 for i in "${!PATCHES[@]}"; do
 	[ "${STATUS[$i]}" = "not tried" ] || continue
 	pre=$(git -C "$WORK" rev-parse HEAD)
@@ -424,6 +426,19 @@ kfdmp-port: WRONG MERGE, see the port report" || true
 	[ -d "$GITDIR/rebase-apply" ] || { cat "$tmp/am.$i" >&2; die "git am failed on $(basename "${PATCHES[$i]}") without a session to resolve"; }
 	mapfile -t conflicted < <(git -C "$WORK" diff --name-only --diff-filter=U)
 	check_patch "$i" "$pre" resolve
+	# Conflicted files the checks did not cover: the patch creates a file
+	# that the destination has already (add/add), or one of its own.
+	for f in "${conflicted[@]}"; do
+		awk -F'\t' -v f="$f" '$1 == f { found = 1 } END { exit !found }' "$tmp/find.$i" && continue
+		o="?"
+		[ -z "$PRIS" ] || { [ -f "$PRIS/$(to_series "$f")" ] && o=base || o=local; }
+		if git -C "$WORK" cat-file -e "$pre:$f" 2>/dev/null && ! git -C "$SBASE" cat-file -e "${SCOMMITS[$i]}^:$(to_series "$f")" 2>/dev/null; then
+			what="the patch creates this file, and the destination has one already"
+		else
+			what="git could not merge it"
+		fi
+		printf '%s\tconflict\t0\ttop level\t%s\t%s\n' "$f" "$o" "$what" >>"$tmp/find.$i"
+	done
 	if [ "$(wrong "$i")" = 0 ] && [ ${#conflicted[@]} -gt 0 ]; then
 		# Only insert/insert regions whose both sides could be kept.
 		for f in "${conflicted[@]}"; do cp "$tmp/resolved/$f" "$WORK/$f"; git -C "$WORK" add -- "$f"; done
@@ -475,13 +490,16 @@ done
 		name=$(basename "${PATCHES[$i]}")
 		printf '  %-68s %s%s\n' "${name:0:68}" "${STATUS[$i]}" "${DETAIL[$i]:+ - ${DETAIL[$i]}}"
 		[ -s "$tmp/find.$i" ] || continue
-		awk -F'\t' '{ printf "      %s %s:%s %s [%s] %s\n", ($2 == "both-kept" ? " " : "!"), $1, $3, $4, $5, $6 }' "$tmp/find.$i"
+		awk -F'\t' '{ printf "      %s %s:%s %s [%s] %s: %s\n", ($2 == "both-kept" ? " " : "!"), $1, $3, $4, $5, $2, $6 }' "$tmp/find.$i"
 	done
-	if [ "$stopped" != 0 ] || { [ "$KEEP_GOING" = 0 ] && [ "$conflicts" -gt 0 ]; }; then
+	if [ "$stopped" -ge 0 ]; then
 		case ${STATUS[$stopped]} in
 		"CONFLICT (git merged it, wrongly)")
 			echo "stopped: git applied $(basename "${PATCHES[$stopped]}") as the last commit of $BRANCH in $WORK, but the merge is wrong (lines marked !):"
-			echo "  fix it there and git commit --amend; then apply the rest: git -C $WORK am --3way $PDIR/{$(printf '%04d' $((stopped + 2)))..}-*.patch" ;;
+			echo "  fix it there and git commit --amend; then apply the rest:"
+			printf '  git -C %s am --3way' "$WORK"
+			for ((k = stopped + 1; k < ${#PATCHES[@]}; k++)); do [ "${STATUS[$k]}" = "nothing to apply" ] || printf ' %s' "${RPATCH[$k]}"; done
+			echo ;;
 		*)
 			echo "stopped at the first conflict; the git am session in $WORK is open (the later patches are queued):"
 			echo "  resolve the files, git add them, git -C $WORK am --continue (applies the rest), or git -C $WORK am --abort" ;;
