@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks of one file of one patch ported by scripts/port-series.sh.
 
-    port-check.py --path P --ours O --base B --theirs T --merged M
+    port-check.py --path P --ours O --base B --theirs T [--merged M]
                   [--pristine PR] [--resolve OUT]
+    port-check.py --manifest FILE      the same for many files (see --help)
 
 O is the destination's file before the patch, B and T the file before and
 after the patch in the series' own base (the patch's intent), M what git's
@@ -30,7 +31,6 @@ of that region left out) - the survey mode of port-series --keep-going.
 Exit status: 0 nothing wrong, 1 a finding other than both-kept, 2 usage.
 """
 import argparse
-import difflib
 import re
 import subprocess
 import sys
@@ -55,6 +55,8 @@ def read(path):
 def strip_code(line, state):
     """The line without comments and string/char literals; state carries an
     open block comment across lines."""
+    if not state["comment"] and not any(c in line for c in "/\"'"):
+        return line
     out = []
     i = 0
     n = len(line)
@@ -108,9 +110,20 @@ def scope_name(header, kind_hint):
 TOP = ("top", "top level")
 
 
+_SCOPES = {}
+
+
 def scopes(lines, is_c):
     """For every line, (kind, name) of the top-level definition around it:
     ("function", "f()"), ("type", "struct s"), ("data", "v") or TOP."""
+    key = (id(lines), len(lines), is_c)
+    if key in _SCOPES and _SCOPES[key][0] is lines:
+        return _SCOPES[key][1]
+    _SCOPES[key] = (lines, _scopes(lines, is_c))
+    return _SCOPES[key][1]
+
+
+def _scopes(lines, is_c):
     if not is_c:
         return [TOP] * len(lines)
     res = []
@@ -176,11 +189,42 @@ def fmt_scope(s):
 
 # --- line mapping --------------------------------------------------------------------------
 
+_OPS = {}
+
+
+def opcodes(a, b):
+    """difflib-style opcodes of a -> b, computed by git diff (fast)."""
+    key = (id(a), id(b))
+    if key in _OPS:
+        return _OPS[key][2]
+    with tempfile.TemporaryDirectory() as d:
+        for name, content in (("a", a), ("b", b)):
+            with open(f"{d}/{name}", "w", encoding="utf-8", errors="surrogateescape") as f:
+                f.write("\n".join(content) + "\n")
+        out = subprocess.run(["git", "diff", "--no-index", "--no-color", "-U0", "--no-ext-diff",
+                              f"{d}/a", f"{d}/b"], capture_output=True, text=True,
+                             errors="surrogateescape").stdout
+    ops = []
+    ai = bj = 0
+    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", out, re.M):
+        a1, an, b1, bn = int(m.group(1)), int(m.group(2) or 1), int(m.group(3)), int(m.group(4) or 1)
+        a_start = a1 - 1 if an else a1
+        b_start = b1 - 1 if bn else b1
+        if a_start > ai:
+            ops.append(("equal", ai, a_start, bj, bj + a_start - ai))
+        tag = "replace" if an and bn else "delete" if an else "insert"
+        ops.append((tag, a_start, a_start + an, b_start, b_start + bn))
+        ai, bj = a_start + an, b_start + bn
+    if ai < len(a):
+        ops.append(("equal", ai, len(a), bj, bj + len(a) - ai))
+    _OPS[key] = (a, b, ops)
+    return ops
+
+
 def added_lines(a, b):
     """Indices into b of lines that a -> b adds (insert or replace)."""
     out = []
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag in ("insert", "replace"):
             out.extend(range(j1, j2))
     return out
@@ -188,8 +232,7 @@ def added_lines(a, b):
 
 def removed_lines(a, b):
     out = []
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
         if tag in ("delete", "replace"):
             out.extend(range(i1, i2))
     return out
@@ -201,8 +244,7 @@ def local_lines(ours, pristine):
     if pristine is None:
         return None
     loc = set()
-    sm = difflib.SequenceMatcher(None, pristine, ours, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(pristine, ours):
         if tag in ("insert", "replace"):
             loc.update(range(j1, j2))
         elif tag == "delete":
@@ -421,20 +463,11 @@ def check_merged(path, ours, base, theirs, merged, local, emit, ours_map):
                  + (f"; its callers {', '.join(callers)} take it and release it again" if callers else ""))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--path", required=True)
-    ap.add_argument("--ours", required=True)
-    ap.add_argument("--base", required=True)
-    ap.add_argument("--theirs", required=True)
-    ap.add_argument("--merged", help="git's clean result (default: merge the three here)")
-    ap.add_argument("--pristine")
-    ap.add_argument("--resolve")
-    a = ap.parse_args()
+def check_one(a):
+    """Findings of one file: a list of (kind, line, scope, origin, message)."""
     ours, base, theirs = read(a.ours), read(a.base), read(a.theirs)
     if ours is None or base is None or theirs is None:
-        print("port-check: --ours, --base and --theirs must be readable files", file=sys.stderr)
-        return 2
+        raise FileNotFoundError(f"{a.path}: --ours, --base and --theirs must be readable files")
     pristine = read(a.pristine)
     local = local_lines(ours, pristine)
     is_c = a.path.endswith((".c", ".h"))
@@ -504,8 +537,7 @@ def main():
         merged = read(a.merged) or merged
     # merged line -> line of ours, where it is one
     omap = {}
-    sm = difflib.SequenceMatcher(None, ours, merged, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(ours, merged):
         if tag == "equal":
             for k in range(i2 - i1):
                 omap[j1 + k] = i1 + k
@@ -514,10 +546,51 @@ def main():
     if a.resolve:
         with open(a.resolve, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write("\n".join(merged))
+    return findings
+
+
+FIELDS = ("path", "ours", "base", "theirs", "merged", "pristine", "resolve")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--manifest", help="many files: one per line, tab-separated: " + " ".join(FIELDS)
+                    + " (empty fields for none); each finding line then starts with the path")
+    ap.add_argument("--path")
+    ap.add_argument("--ours")
+    ap.add_argument("--base")
+    ap.add_argument("--theirs")
+    ap.add_argument("--merged", help="git's clean result (default: merge the three here)")
+    ap.add_argument("--pristine")
+    ap.add_argument("--resolve")
+    a = ap.parse_args()
+    jobs = []
+    if a.manifest:
+        with open(a.manifest, encoding="utf-8") as f:
+            for line in f:
+                v = line.rstrip("\n").split("\t")
+                if len(v) != len(FIELDS):
+                    print(f"port-check: {a.manifest}: a line has {len(v)} fields, not {len(FIELDS)}", file=sys.stderr)
+                    return 2
+                jobs.append(argparse.Namespace(**{k: (x or None) for k, x in zip(FIELDS, v)}))
+    elif a.path and a.ours and a.base and a.theirs:
+        jobs.append(a)
+    else:
+        print("port-check: give --manifest FILE, or --path, --ours, --base and --theirs", file=sys.stderr)
+        return 2
     bad = 0
-    for kind, line, scope, origin, msg in findings:
-        print(f"{kind}\t{line}\t{scope}\t{origin}\t{msg}")
-        bad += kind != "both-kept"
+    for job in jobs:
+        try:
+            findings = check_one(job)
+        except FileNotFoundError as e:
+            print(f"port-check: {e}", file=sys.stderr)
+            return 2
+        _OPS.clear()
+        _SCOPES.clear()
+        for kind, line, scope, origin, msg in findings:
+            print(f"{job.path}\t{kind}\t{line}\t{scope}\t{origin}\t{msg}" if a.manifest else
+                  f"{kind}\t{line}\t{scope}\t{origin}\t{msg}")
+            bad += kind != "both-kept"
     return 1 if bad else 0
 
 

@@ -373,30 +373,36 @@ done
 # With "resolve", conflicted files get their survey resolution in
 # $tmp/resolved/FILE.
 check_patch() {
-	local i=$1 pre=$2 mode=${3:-} sp dp rc
+	local i=$1 pre=$2 mode=${3:-} sp dp rc n=0 d
 	local sb=${SCOMMITS[$i]}^ st=${SCOMMITS[$i]}
 	: >"$tmp/find.$i"
+	: >"$tmp/manifest"
 	while read -r sp; do
 		dp=$(to_dest "$sp")
 		[ -n "$dp" ] || continue
 		git -C "$WORK" cat-file -e "$pre:$dp" 2>/dev/null || continue
 		git -C "$SBASE" cat-file -e "$sb:$sp" 2>/dev/null || continue
-		git -C "$WORK" cat-file blob "$pre:$dp" >"$tmp/ours"
-		git -C "$SBASE" cat-file blob "$sb:$sp" >"$tmp/base"
-		git -C "$SBASE" cat-file blob "$st:$sp" >"$tmp/theirs" 2>/dev/null || continue
-		local args=(--path "$dp" --ours "$tmp/ours" --base "$tmp/base" --theirs "$tmp/theirs")
-		[ -z "$PRIS" ] || [ ! -f "$PRIS/$sp" ] || args+=(--pristine "$PRIS/$sp")
+		git -C "$SBASE" cat-file -e "$st:$sp" 2>/dev/null || continue
+		n=$((n + 1))
+		d=$tmp/f$n
+		mkdir -p "$d"
+		git -C "$WORK" cat-file blob "$pre:$dp" >"$d/ours"
+		git -C "$SBASE" cat-file blob "$sb:$sp" >"$d/base"
+		git -C "$SBASE" cat-file blob "$st:$sp" >"$d/theirs"
+		local merged='' pristine='' resolve=''
+		[ -z "$PRIS" ] || [ ! -f "$PRIS/$sp" ] || pristine=$PRIS/$sp
 		if [ "$mode" = resolve ]; then
 			mkdir -p "$tmp/resolved/$(dirname "$dp")"
-			args+=(--resolve "$tmp/resolved/$dp")
-		else
-			git -C "$WORK" cat-file blob "HEAD:$dp" >"$tmp/merged" 2>/dev/null && args+=(--merged "$tmp/merged")
+			resolve=$tmp/resolved/$dp
+		elif git -C "$WORK" cat-file blob "HEAD:$dp" >"$d/merged" 2>/dev/null; then
+			merged=$d/merged
 		fi
-		rc=0
-		python3 "$CHECK" "${args[@]}" >"$tmp/out" || rc=$?
-		[ "$rc" -le 1 ] || die "port-check.py failed on $dp"
-		sed "s|^|$dp\t|" "$tmp/out" >>"$tmp/find.$i"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dp" "$d/ours" "$d/base" "$d/theirs" "$merged" "$pristine" "$resolve" >>"$tmp/manifest"
 	done < <(git -C "$SBASE" diff --name-only "$sb" "$st")
+	[ "$n" -gt 0 ] || return 0
+	rc=0
+	python3 "$CHECK" --manifest "$tmp/manifest" >"$tmp/find.$i" || rc=$?
+	[ "$rc" -le 1 ] || die "port-check.py failed on patch $((i + 1))"
 }
 # wrong I: how many findings of patch I are not both-kept.
 wrong() { awk -F'\t' '$2 != "both-kept"' "$tmp/find.$1" | wc -l; }
