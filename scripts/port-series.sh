@@ -78,7 +78,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 LAYOUT=auto
-SERIES=
+SERIES_DIR=
 BASE_SRC=
 PRISTINE=
 WORK=
@@ -100,7 +100,7 @@ while [ $# -gt 0 ]; do
 	esac
 	case $1 in
 	--layout) LAYOUT=$2; shift ;;
-	--series) SERIES=$2; shift ;;
+	--series) SERIES_DIR=$2; shift ;;
 	--base) BASE_SRC=$2; shift ;;
 	--pristine) PRISTINE=$2; shift ;;
 	--work) WORK=$2; shift ;;
@@ -130,27 +130,27 @@ if [ "$LAYOUT" = auto ]; then
 fi
 
 # --- the series -------------------------------------------------------------------------------
-if [ -z "$SERIES" ]; then
+if [ -z "$SERIES_DIR" ]; then
 	if [ "$LAYOUT" = dkms ]; then cands=(rocm-6.4 linux-6.12); else cands=(linux-6.12 rocm-6.4); fi
-	SERIES=$ROOT/patches
+	SERIES_DIR=$ROOT/patches
 	for c in "${cands[@]}"; do
-		[ -d "$ROOT/patches/$c" ] && { SERIES=$ROOT/patches/$c; break; }
+		[ -d "$ROOT/patches/$c" ] && { SERIES_DIR=$ROOT/patches/$c; break; }
 	done
 fi
-[ -d "$SERIES" ] || die "--series: no directory $SERIES"
-SERIES=$(cd "$SERIES" && pwd)
-PATCHES=()
-for p in "$SERIES"/[0-9][0-9][0-9][0-9]-*.patch; do
+[ -d "$SERIES_DIR" ] || die "--series: no directory $SERIES_DIR"
+SERIES_DIR=$(cd "$SERIES_DIR" && pwd)
+PLIST=()
+for p in "$SERIES_DIR"/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -e "$p" ] || continue
 	case $p in */0000-cover-letter.patch) continue ;; esac
-	PATCHES+=("$p")
+	PLIST+=("$p")
 done
-[ ${#PATCHES[@]} -gt 0 ] || die "--series: $SERIES holds no NNNN-*.patch"
-first_path=$(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "${PATCHES[@]}" | grep -m1 -E '^(amd|drivers/gpu/drm/amd)/' || true)
+[ ${#PLIST[@]} -gt 0 ] || die "--series: $SERIES_DIR holds no NNNN-*.patch"
+first_path=$(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "${PLIST[@]}" | grep -m1 -E '^(amd|drivers/gpu/drm/amd)/' || true)
 case $first_path in
 amd/*) SLAYOUT=dkms ;;
 drivers/gpu/drm/amd/*) SLAYOUT=kernel ;;
-*) die "cannot tell the layout of the series in $SERIES (no path under amd/ or drivers/gpu/drm/amd/)" ;;
+*) die "cannot tell the layout of the series in $SERIES_DIR (no path under amd/ or drivers/gpu/drm/amd/)" ;;
 esac
 
 # Files the series changes that exist before it (series paths), in order.
@@ -158,21 +158,21 @@ mapfile -t NEEDED < <(awk '
 	/^diff --git / { f = $3; sub(/^a\//, "", f); isnew = 0; pending = f; next }
 	/^new file mode/ { created[pending] = 1; next }
 	/^(---|index) / && pending != "" { if (!(pending in created) && !(pending in seen)) { seen[pending] = 1; print pending } pending = "" }
-' "${PATCHES[@]}")
+' "${PLIST[@]}")
 
 # --- the base: the series' own base, with the series applied as commits --------------------------
 VENDOR_TARBALL=${VENDOR_TARBALL:-$(find "$ROOT/../shared/vendor" -maxdepth 1 -name 'amdgpu-dkms-*.tar.xz' 2>/dev/null | sort -V | tail -n1)}
 base_rev=
 if [ -z "$BASE_SRC" ]; then
-	case $SERIES in
+	case $SERIES_DIR in
 	*/rocm-*)
 		[ -f "${VENDOR_TARBALL:-/nonexistent}" ] ||
-			die "no base for $SERIES: no amdgpu-dkms tarball in $ROOT/../shared/vendor (give --base with the ROCm source the series was made against)"
+			die "no base for $SERIES_DIR: no amdgpu-dkms tarball in $ROOT/../shared/vendor (give --base with the ROCm source the series was made against)"
 		BASE_SRC=$VENDOR_TARBALL ;;
 	*)
 		if git -C "$TREE" rev-parse -q --verify "$BASE_TAG^{commit}" >/dev/null 2>&1; then BASE_SRC=$TREE
 		elif [ -e "$KSRC" ]; then BASE_SRC=$KSRC
-		else die "no base for $SERIES: neither a prepared tree ($TREE, make tree) nor KSRC=$KSRC (apt-get install $LINUX_SOURCE_PKG, or give --base)"; fi ;;
+		else die "no base for $SERIES_DIR: neither a prepared tree ($TREE, make tree) nor KSRC=$KSRC (apt-get install $LINUX_SOURCE_PKG, or give --base)"; fi ;;
 	esac
 fi
 [ -e "$BASE_SRC" ] || die "--base: no such file or directory $BASE_SRC"
@@ -233,7 +233,7 @@ extract_files() {
 	fi
 }
 
-key=$( { printf '%s\n' "$BASE_SRC" "$SLAYOUT"; stat -c '%s %Y' "$BASE_SRC"; git -C "$BASE_SRC" rev-parse HEAD 2>/dev/null || true; cat "${PATCHES[@]}"; } | sha1sum | cut -c1-12)
+key=$( { printf '%s\n' "$BASE_SRC" "$SLAYOUT"; stat -c '%s %Y' "$BASE_SRC"; git -C "$BASE_SRC" rev-parse HEAD 2>/dev/null || true; cat "${PLIST[@]}"; } | sha1sum | cut -c1-12)
 SBASE=$BUILD/port/base-$key
 if ! git -C "$SBASE" rev-parse -q --verify refs/heads/series >/dev/null 2>&1; then
 	note "preparing the series' base from $BASE_SRC (${#NEEDED[@]} files) in $SBASE"
@@ -248,24 +248,24 @@ if ! git -C "$SBASE" rev-parse -q --verify refs/heads/series >/dev/null 2>&1; th
 	git -C "$SBASE.tmp" add -A -f .
 	git -C "$SBASE.tmp" commit -q --allow-empty -m "base: ${#NEEDED[@]} files of $BASE_SRC"
 	git -C "$SBASE.tmp" checkout -q -b series
-	for p in "${PATCHES[@]}"; do
+	for p in "${PLIST[@]}"; do
 		if ! git -C "$SBASE.tmp" am -q "$p" >"$SBASE.tmp.log" 2>&1; then
 			git -C "$SBASE.tmp" am --abort 2>/dev/null || true
-			die "--base $BASE_SRC is not the base of $SERIES: $(basename "$p") does not apply to it$([ ${#missing[@]} = 0 ] || echo "; files not found there: ${missing[*]}") ($(grep -m1 -E 'error|does not' "$SBASE.tmp.log" || true))"
+			die "--base $BASE_SRC is not the base of $SERIES_DIR: $(basename "$p") does not apply to it$([ ${#missing[@]} = 0 ] || echo "; files not found there: ${missing[*]}") ($(grep -m1 -E 'error|does not' "$SBASE.tmp.log" || true))"
 		fi
 	done
 	mv "$SBASE.tmp" "$SBASE"
 	rm -f "$SBASE.tmp.log"
 fi
 mapfile -t SCOMMITS < <(git -C "$SBASE" rev-list --reverse base..series)
-[ ${#SCOMMITS[@]} = ${#PATCHES[@]} ] || die "$SBASE: ${#SCOMMITS[@]} commits for ${#PATCHES[@]} patches (remove it and run again)"
+[ ${#SCOMMITS[@]} = ${#PLIST[@]} ] || die "$SBASE: ${#SCOMMITS[@]} commits for ${#PLIST[@]} patches (remove it and run again)"
 
 # --- the pristine vendor source (only the files the series touches) ----------------------------------
 PRIS=
 if [ -n "$PRISTINE" ]; then
 	[ -e "$PRISTINE" ] || die "--pristine: no such file or directory $PRISTINE"
 	PRIS=$(mktemp -d /tmp/kfdmp-port-pristine.XXXXXX)
-	mapfile -t touched < <(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "${PATCHES[@]}" | sort -u)
+	mapfile -t touched < <(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "${PLIST[@]}" | sort -u)
 	extract_files "$PRISTINE" "$PRIS" "${touched[@]}"
 	[ -n "$(find "$PRIS" -type f | head -n1)" ] || die "--pristine $PRISTINE holds none of the files the series changes"
 fi
@@ -327,8 +327,8 @@ to_dest() {
 # to_series P: a path of DEST in the series' layout.
 to_series() { if [ "$SLAYOUT" = "$LAYOUT" ]; then echo "$1"; else alt_path "$1"; fi; }
 declare -a RPATCH=() STATUS=() DETAIL=()
-for i in "${!PATCHES[@]}"; do
-	p=${PATCHES[$i]}
+for i in "${!PLIST[@]}"; do
+	p=${PLIST[$i]}
 	out=$PDIR/$(basename "$p")
 	STATUS[i]="not tried"
 	DETAIL[i]=
@@ -409,7 +409,7 @@ wrong() { awk -F'\t' '$2 != "both-kept"' "$tmp/find.$1" | wc -l; }
 
 # --- apply, patch by patch --------------------------------------------------------------------------------
 stopped=-1
-for i in "${!PATCHES[@]}"; do
+for i in "${!PLIST[@]}"; do
 	[ "${STATUS[$i]}" = "not tried" ] || continue
 	pre=$(git -C "$WORK" rev-parse HEAD)
 	rc=0
@@ -429,7 +429,7 @@ for i in "${!PATCHES[@]}"; do
 kfdmp-port: WRONG MERGE, see the port report" || true
 		continue
 	fi
-	[ -d "$GITDIR/rebase-apply" ] || { cat "$tmp/am.$i" >&2; die "git am failed on $(basename "${PATCHES[$i]}") without a session to resolve"; }
+	[ -d "$GITDIR/rebase-apply" ] || { cat "$tmp/am.$i" >&2; die "git am failed on $(basename "${PLIST[$i]}") without a session to resolve"; }
 	mapfile -t conflicted < <(git -C "$WORK" diff --name-only --diff-filter=U)
 	check_patch "$i" "$pre" resolve
 	# Conflicted files the checks did not cover: the patch creates a file
@@ -462,7 +462,7 @@ kfdmp-port: WRONG MERGE, see the port report" || true
 		# Leave the session open with this patch and every later one queued.
 		git -C "$WORK" am --abort
 		rest=()
-		for ((k = i; k < ${#PATCHES[@]}; k++)); do [ "${STATUS[$k]}" = "nothing to apply" ] || rest+=("${RPATCH[$k]}"); done
+		for ((k = i; k < ${#PLIST[@]}; k++)); do [ "${STATUS[$k]}" = "nothing to apply" ] || rest+=("${RPATCH[$k]}"); done
 		LC_ALL=C git -C "$WORK" am --3way "${rest[@]}" >/dev/null 2>&1 || true
 		stopped=$i
 		break
@@ -490,10 +490,10 @@ for st in "${STATUS[@]}"; do
 	case $st in CONFLICT*) conflicts=$((conflicts + 1)) ;; applied*) applied=$((applied + 1)) ;; esac
 done
 {
-	echo "port of the kfd-mp series $(basename "$SERIES")/ ($SLAYOUT layout) to $DEST"
+	echo "port of the kfd-mp series $(basename "$SERIES_DIR")/ ($SLAYOUT layout) to $DEST"
 	echo "layout: $LAYOUT; work tree $WORK, branch $BRANCH from $from; base $BASE_SRC${base_rev:+ at ${base_rev:0:12}}; pristine: ${PRISTINE:-none (origin ?)}; mode: $([ "$KEEP_GOING" = 1 ] && echo keep-going || echo stop at the first conflict)"
-	for i in "${!PATCHES[@]}"; do
-		name=$(basename "${PATCHES[$i]}")
+	for i in "${!PLIST[@]}"; do
+		name=$(basename "${PLIST[$i]}")
 		printf '  %-68s %s%s\n' "${name:0:68}" "${STATUS[$i]}" "${DETAIL[$i]:+ - ${DETAIL[$i]}}"
 		[ -s "$tmp/find.$i" ] || continue
 		awk -F'\t' '{ printf "      %s %s:%s %s [%s] %s: %s\n", ($2 == "both-kept" ? " " : "!"), $1, $3, $4, $5, $2, $6 }' "$tmp/find.$i"
@@ -501,10 +501,10 @@ done
 	if [ "$stopped" -ge 0 ]; then
 		case ${STATUS[$stopped]} in
 		"CONFLICT (git merged it, wrongly)")
-			echo "stopped: git applied $(basename "${PATCHES[$stopped]}") as the last commit of $BRANCH in $WORK, but the merge is wrong (lines marked !):"
+			echo "stopped: git applied $(basename "${PLIST[$stopped]}") as the last commit of $BRANCH in $WORK, but the merge is wrong (lines marked !):"
 			echo "  fix it there and git commit --amend; then apply the rest:"
 			printf '  git -C %s am --3way' "$WORK"
-			for ((k = stopped + 1; k < ${#PATCHES[@]}; k++)); do [ "${STATUS[$k]}" = "nothing to apply" ] || printf ' %s' "${RPATCH[$k]}"; done
+			for ((k = stopped + 1; k < ${#PLIST[@]}; k++)); do [ "${STATUS[$k]}" = "nothing to apply" ] || printf ' %s' "${RPATCH[$k]}"; done
 			echo ;;
 		*)
 			echo "stopped at the first conflict; the git am session in $WORK is open (the later patches are queued):"
@@ -512,7 +512,7 @@ done
 		esac
 	fi
 	[ "$KEEP_GOING" = 0 ] || [ "$conflicts" = 0 ] || echo "survey: $BRANCH in $WORK holds every patch with the conflicting regions left out (marked in their messages); it is not a working port"
-	echo "result: $conflicts conflict(s); $applied of ${#PATCHES[@]} patches applied; findings: $(cat "$tmp"/find.* 2>/dev/null | awk -F'\t' '$2 != "both-kept" { n++; o[$5]++ } END { printf "%d", n; for (k in o) printf ", %s %d", k, o[k] }')"
+	echo "result: $conflicts conflict(s); $applied of ${#PLIST[@]} patches applied; findings: $(cat "$tmp"/find.* 2>/dev/null | awk -F'\t' '$2 != "both-kept" { n++; o[$5]++ } END { printf "%d", n; for (k in o) printf ", %s %d", k, o[k] }')"
 	echo "DEST $DEST is unchanged"
 } | tee "$tmp/report"
 [ -z "$REPORT" ] || cp "$tmp/report" "$REPORT"
