@@ -199,7 +199,7 @@ detect_stack() {
 	fi
 	SRC=$USER_KSRC
 	if [ -z "$SRC" ] && [ "$MODULE_GIVEN" = 0 ]; then
-		SRC=$(find "$USR_SRC" -mindepth 1 -maxdepth 1 -type d -name 'amdgpu-[0-9]*' 2>/dev/null | sort -V | tail -n1)
+		SRC=$(find "$USR_SRC" -mindepth 1 -maxdepth 1 -type d -name 'amdgpu-[0-9]*' 2>/dev/null | sort -V | tail -n1 || true)
 	fi
 	if [ "$MODULE_GIVEN" = 0 ] && [ -n "$SRC" ] && dkms_source "$SRC"; then
 		STACK=dkms

@@ -15,6 +15,16 @@
 #              `testbox.sh restore` later puts the stock driver back, and a
 #              second restore is a no-op
 #   refusals   a box check that fails (amdgpu in use) loads nothing
+#   dkms       the box's amdgpu-dkms stack on a 5.10 kernel (MOCK_DKMS=1: the
+#              stubs know amdgpu's six companions and their dependencies,
+#              rmmod refuses a module in use, modprobe amdgpu loads the whole
+#              stock stack): box checks (any kernel the DKMS source builds
+#              for, dkms status, /sys/module/amdgpu/version); the stock stack
+#              unloaded amdgpu first, then amdxcp amddrm_ttm_helper
+#              amddrm_buddy amd-sched amdttm amdkcl; ours loaded in the
+#              reverse order; the stock stack back at the end, after a
+#              refused companion, a refused amdgpu, and SIGINT; the dry run
+#              builds with make modules KSRC=<the box's /usr/src/amdgpu-*>
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # The stubs are written in single quotes on purpose: they expand when they run.
 # shellcheck disable=SC2015,SC2016
@@ -55,29 +65,68 @@ for p in "$@"; do echo "${p#*=}" >"$m/parameters/${p%%=*}"; done
 printf 'gfx_target_version 90402\nsimd_count 1216\n' >"$KFDMP_KFD_SYSFS/topology/nodes/1/properties"
 echo 53241 >"$KFDMP_KFD_SYSFS/topology/nodes/1/gpu_id"
 touch "$KFDMP_KFD_DEV"
+[ "${MOCK_DKMS:-0}" = 0 ] || echo "6.12.12-2194681.el8" >"$m/version"
 echo "[drm] amdgpu ($kind) loaded" >>"$KFDMP_KMSG"
 EOF
 chmod +x "$tmp/bin/mock-load"
-stub insmod '[ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
+# mock-deps NAME: the modules NAME needs (sysfs names), on the DKMS mock box.
+cat >"$tmp/bin/mock-deps" <<'EOF'
+#!/usr/bin/env bash
+case ${1//-/_} in
+amdttm|amd_sched|amddrm_buddy) echo amdkcl ;;
+amddrm_ttm_helper) echo amdttm amdkcl ;;
+amdgpu) [ "${MOCK_DKMS:-0}" = 0 ] || echo amdkcl amdttm amd_sched amddrm_buddy amddrm_ttm_helper amdxcp ;;
+esac
+EOF
+chmod +x "$tmp/bin/mock-deps"
+stub insmod 'ko=$1; name=$(basename "$ko" .ko); sys=$(dirname "$KFDMP_MOD_SYSFS")
+echo "insmod $name" >>"$MOCK/ops.log"
+[ "${MOCK_FAIL_INSMOD:-}" != "$name" ] || { echo "$name: disagrees about version of symbol ttm_bo_init (mock)" >>"$KFDMP_KMSG"; echo "insmod: Invalid module format" >&2; exit 1; }
+for d in $(mock-deps "$name"); do [ -d "$sys/$d" ] || { echo "$name: Unknown symbol from $d (mock)" >>"$KFDMP_KMSG"; echo "insmod: Unknown symbol in module" >&2; exit 1; }; done
+if [ "$name" != amdgpu ]; then
+	[ ! -d "$sys/${name//-/_}" ] || { echo "insmod: File exists" >&2; exit 1; }
+	mkdir -p "$sys/${name//-/_}/holders"; exit 0
+fi
+[ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
 shift
 for p in "$@"; do
 	case $p in kfd_queue_slot_range=512) echo "amdgpu: probe of the test GPU failed with -ENOMEM (mock)" >>"$KFDMP_KMSG"; echo "insmod: Cannot allocate memory" >&2; exit 1 ;; esac
 done
 echo "$*" >>"$MOCK/insmod.log"
 mock-load ours "$@"'
-stub rmmod '[ -d "$KFDMP_MOD_SYSFS" ] || { echo "rmmod: not loaded" >&2; exit 1; }
+stub rmmod 'name=$1; sys=$(dirname "$KFDMP_MOD_SYSFS")
+echo "rmmod $name" >>"$MOCK/ops.log"
+if [ "$name" != amdgpu ]; then
+	[ -d "$sys/${name//-/_}" ] || { echo "rmmod: not loaded" >&2; exit 1; }
+	for m in "$sys"/*; do for d in $(mock-deps "$(basename "$m")"); do
+		[ "$d" != "${name//-/_}" ] || { echo "rmmod: ERROR: Module $name is in use by: $(basename "$m")" >&2; exit 1; }
+	done; done
+	rm -rf "${sys:?}/${name//-/_}"; exit 0
+fi
+[ -d "$KFDMP_MOD_SYSFS" ] || { echo "rmmod: not loaded" >&2; exit 1; }
 [ ! -e "$MOCK/rmmod-fails" ] || { echo "rmmod: ERROR: Module amdgpu is in use" >&2; exit 1; }
 rm -rf "$KFDMP_MOD_SYSFS" "$KFDMP_KFD_SYSFS" "$KFDMP_KFD_DEV"'
-stub modprobe 'case $* in
-"amdgpu") [ -d "$KFDMP_MOD_SYSFS" ] || mock-load stock; echo stock >>"$MOCK/modprobe.log" ;;
+stub modprobe 'sys=$(dirname "$KFDMP_MOD_SYSFS")
+case $* in
+"amdgpu") if [ "${MOCK_DKMS:-0}" = 1 ]; then for m in amdkcl amdttm amd-sched amddrm_buddy amddrm_ttm_helper amdxcp; do
+		[ -d "$sys/${m//-/_}" ] || { mkdir -p "$sys/${m//-/_}/holders"; echo "modprobe-load $m" >>"$MOCK/ops.log"; }; done; fi
+	[ -d "$KFDMP_MOD_SYSFS" ] || { mock-load stock; echo "modprobe-load amdgpu" >>"$MOCK/ops.log"; }; echo stock >>"$MOCK/modprobe.log" ;;
+"-a "*) echo "modprobe $*" >>"$MOCK/ops.log" ;;
 *) ;;
 esac'
 stub modinfo 'while [ $# -gt 0 ]; do case $1 in -k) shift 2 ;; -F) f=$2; shift 2 ;; -p) f=params; shift ;; -n) f=path; shift ;; *) break ;; esac; done
 case ${f:-} in
 vermagic) echo "$KVER SMP preempt mod_unload modversions" ;;
-depends) echo "drm_ttm_helper,ttm,gpu-sched" ;;
+depends) if [ "${MOCK_DKMS:-0}" = 0 ]; then echo "drm_ttm_helper,ttm,gpu-sched"; else
+	case $(basename "${1:-x}" .ko) in
+	amdgpu) echo "amdxcp,amddrm_ttm_helper,amdttm,amddrm_buddy,amd-sched,amdkcl,drm_kms_helper,drm,i2c-algo-bit" ;;
+	amdttm|amd-sched|amddrm_buddy) echo "amdkcl,drm" ;;
+	amddrm_ttm_helper) echo "amdttm,amdkcl,drm" ;;
+	*) echo "" ;;
+	esac; fi ;;
 srcversion) echo "" ;;
-path) echo "/lib/modules/$KVER/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz" ;;
+path) if [ "${MOCK_DKMS:-0}" = 0 ]; then echo "/lib/modules/$KVER/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz"
+	else echo "/lib/modules/$KVER/extra/amdgpu.ko.xz"; fi ;;
 params) printf "%s\n" "sched_policy:Scheduling policy (int)" "kfd_mp:Multi-process scheduling changes" \
 	"kfd_queue_slot_policy:queue slots" "kfd_queue_slot_range:slots per range" \
 	"kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ;;
@@ -85,6 +134,7 @@ esac'
 stub dmesg 'cat "$KFDMP_KMSG"'
 stub uname '[ "${1:-}" = -r ] && echo "$KVER" || /bin/uname "$@"'
 stub id '[ "${1:-}" = -u ] && echo 0 || /usr/bin/id "$@"'
+stub dkms '[ "${1:-}" = status ] && echo "amdgpu/6.12.12-2194681.el8, $KVER, x86_64: installed"; exit 0'
 stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exit 0'
 # The harness: kfdmp copies the sample's results; MOCK_KFDMP_SLEEP makes it wait.
 cat >"$tmp/harness/kfdmp" <<'EOF'
@@ -109,6 +159,7 @@ EOF
 printf '#!/bin/sh\nexit 0\n' >"$tmp/harness/kfdmp-worker"
 chmod +x "$tmp/harness/kfdmp" "$tmp/harness/kfdmp-worker"
 export PATH=$tmp/bin:$PATH
+export KFDMP_USR_SRC=$MOCK/usr/src
 
 cat >"$tmp/matrix.conf" <<'EOF'
 stock | - | defaults
