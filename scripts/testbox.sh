@@ -785,7 +785,7 @@ cmd_run() {
 			[ -f "$MODULE" ] || die "make modules did not print a module path"
 		fi
 	elif [ "$STACK" = dkms ]; then
-		echo "   using the module set in $STACK_DIR (--stack): $(for m in $DKMS_COMPANIONS amdgpu; do printf '%s ' "${STACK_KO[$m]#"$STACK_DIR"/}"; done)"
+		echo "   using the module set in $STACK_DIR (--stack): $(for m in $DKMS_COMPANIONS amdgpu; do printf '%s ' "${STACK_KO[$m]:-?}"; done)"
 	else
 		echo "   using $MODULE (--no-build/--module)"
 	fi
