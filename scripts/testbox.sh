@@ -34,8 +34,12 @@
 #   --ctest            also run `ctest -L scaling` of the harness per configuration
 #   --no-trace         no scripts/trace.sh (mp_stats are still read)
 #   --no-build         use the module already built (or --module KO)
-#   --module KO        load this amdgpu.ko instead of building one
-#   --force-kernel     run on a kernel that is not 6.12 (refused otherwise)
+#   --module KO        load this amdgpu.ko instead of building one (the
+#                      upstream 6.12 path)
+#   --stack DIR        load the amdgpu-dkms module set built in DIR (amdgpu
+#                      and its six companions, as make modules KSRC=... built
+#                      them) instead of building one
+#   --force-kernel     upstream path: run on a kernel that is not 6.12
 #   --out DIR          run directory (default build/testbox/<run id>;
 #                      dry run: build/testbox/dry-run)
 #   --sample DIR       dry run: the recorded run to report (tests/testbox/sample)
@@ -46,15 +50,26 @@
 #   --harness-dir DIR  use the kfdmp harness built in DIR (default: build it in
 #                      build/testbox-harness)
 #
-# Environment: KVER (default $(uname -r)), BUILD, TREE, JOBS (scripts/lib.sh);
-# KFDMP_GPU (harness backend, default auto). Exit status: 0 ok; 1 a check,
+# Which driver: the box's amdgpu-dkms source when there is one - KSRC, else
+# the newest /usr/src/amdgpu-* (not our own amdgpu-kfdmp-*) - built with
+# `make modules KSRC=... KVER=...` (the rocm-6.4 series; DC=0 builds without
+# display): the whole DKMS stack is swapped, amdgpu and its companions
+# amdxcp, amddrm_ttm_helper, amddrm_buddy, amd-sched, amdttm, amdkcl are
+# unloaded in that order, ours loaded in the reverse order, and the stock
+# stack restored with modprobe amdgpu. Any kernel that source builds for is
+# accepted. Without one (or with --module), the upstream 6.12 path: our
+# amdgpu.ko alone, on a 6.12 kernel.
+# Environment: KVER (default $(uname -r)), KSRC, DC, BUILD, TREE, JOBS
+# (scripts/lib.sh); KFDMP_GPU (harness backend, default auto). Exit status: 0 ok; 1 a check,
 # a configuration or the restore failed; 2 usage; 130 interrupted.
 # Layout of the run directory and the report's JSON schema:
 # scripts/report/README.md.
 set -euo pipefail
 # KVER: the running kernel unless given. lib.sh would default it to the
-# pinned base; keep what the caller set.
+# pinned base; keep what the caller set. The same for KSRC (lib.sh defaults
+# it to the upstream source).
 KVER=${KVER:-$(uname -r)}
+USER_KSRC=${KSRC:-}
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -68,9 +83,18 @@ KFD_DEBUGFS=${KFDMP_KFD_DEBUGFS:-/sys/kernel/debug/kfd}
 KFD_DEV=${KFDMP_KFD_DEV:-/dev/kfd}
 KMSG=${KFDMP_KMSG:-/dev/kmsg}
 MOD_SYSFS=${KFDMP_MOD_SYSFS:-/sys/module/amdgpu}
+SYS_MODULE=${KFDMP_SYS_MODULE:-$(dirname "$MOD_SYSFS")}
+USR_SRC=${KFDMP_USR_SRC:-/usr/src}
+# amdgpu-dkms's companion modules in load order; amdgpu comes after them.
+DKMS_COMPANIONS="amdkcl amdttm amd-sched amddrm_buddy amddrm_ttm_helper amdxcp"
 SERIES_BASE=${LINUX_SOURCE_VERSION%%-*}
 SERIES_MAJMIN=${SERIES_BASE%.*}
 DKMS_NAME=amdgpu-kfdmp
+STACK=upstream
+STACK_DIR=
+SRC=
+MODULE_GIVEN=0
+declare -A STACK_KO=()
 # Parameters read back after every load (those that exist).
 READBACK_PARAMS="kfd_mp kfd_queue_slot_policy kfd_queue_slot_range kfd_doorbell_placement kfd_queued_runlist sched_policy mes hws_max_conc_proc"
 
@@ -118,7 +142,8 @@ parse_options() {
 		--ctest) CTEST=1 ;;
 		--no-trace) TRACE=0 ;;
 		--no-build) DO_BUILD=0 ;;
-		--module) MODULE=$2; DO_BUILD=0; shift ;;
+		--module) MODULE=$2; DO_BUILD=0; MODULE_GIVEN=1; shift ;;
+		--stack) STACK_DIR=$2; DO_BUILD=0; shift ;;
 		--force-kernel) FORCE_KERNEL=1 ;;
 		--out) OUT=$2; shift ;;
 		--sample) SAMPLE=$2; shift ;;
@@ -135,7 +160,53 @@ parse_options() {
 	[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "--repeat: a positive integer"
 	[[ $PROCS =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--procs: a list like 1,2,4,8"
 	[ -f "$MATRIX" ] || die "no matrix file $MATRIX"
+	[ -z "$STACK_DIR" ] || [ "$MODULE_GIVEN" = 0 ] || die "--module and --stack: one or the other"
+	detect_stack
 	: "${MODULE:=$TREE/$AMDGPU_DIR/amdgpu.ko}"
+}
+
+# --- which driver: the box's amdgpu-dkms stack, or upstream's amdgpu.ko -------------
+# dkms_source PATH: an amdgpu-dkms source (a directory with dkms.conf and
+# amd/dkms, or a tarball of one).
+dkms_source() {
+	if [ -d "$1" ]; then [ -f "$1/dkms.conf" ] && [ -d "$1/amd/dkms" ]
+	else case ${1##*/} in amdgpu-dkms-*.tar*|amdgpu-[0-9]*.tar*) [ -f "$1" ] ;; *) return 1 ;; esac; fi
+}
+# dkms_conf_get FILE VAR: VAR's value in a dkms.conf.
+dkms_conf_get() { sed -n "s/^$2=//p" "$1" 2>/dev/null | head -n1 | tr -d "\"'"; }
+mod_loaded() { [ -d "$SYS_MODULE/${1//-/_}" ]; }
+# shellcheck disable=SC2086 # a list of module names
+reversed_companions() { printf '%s\n' $DKMS_COMPANIONS | tac | tr '\n' ' '; }
+
+# stack_from DIR: our module set in DIR (the seven modules of a DKMS build).
+stack_from() {
+	local m f
+	for m in amdgpu $DKMS_COMPANIONS; do
+		f=$(find "$1" -name "$m.ko" -type f 2>/dev/null | head -n1)
+		[ -n "$f" ] || die "--stack $1: no $m.ko in it (the seven modules of an amdgpu-dkms build)"
+		STACK_KO[$m]=$f
+	done
+	MODULE=${STACK_KO[amdgpu]}
+}
+
+detect_stack() {
+	if [ -n "$STACK_DIR" ]; then
+		[ -d "$STACK_DIR" ] || die "--stack: no directory $STACK_DIR"
+		STACK=dkms
+		SRC=$USER_KSRC
+		stack_from "$STACK_DIR"
+		return
+	fi
+	SRC=$USER_KSRC
+	if [ -z "$SRC" ] && [ "$MODULE_GIVEN" = 0 ]; then
+		SRC=$(find "$USR_SRC" -mindepth 1 -maxdepth 1 -type d -name 'amdgpu-[0-9]*' 2>/dev/null | sort -V | tail -n1 || true)
+	fi
+	if [ "$MODULE_GIVEN" = 0 ] && [ -n "$SRC" ] && dkms_source "$SRC"; then
+		STACK=dkms
+	else
+		STACK=upstream
+		SRC=${USER_KSRC:-$KSRC}
+	fi
 }
 
 # --- output helpers -------------------------------------------------------------
@@ -187,8 +258,20 @@ check_box() {
 	else check root fail "not root: loading modules needs root"; fi
 
 	v=$(uname -r)
+	local excl srcver
 	if [ "$KVER" != "$v" ]; then
 		check kernel fail "KVER=$KVER but the running kernel is $v: a module for another kernel cannot be loaded"
+	elif [ "$STACK" = dkms ]; then
+		excl='' srcver=''
+		if [ -d "$SRC" ]; then
+			excl=$(dkms_conf_get "$SRC/dkms.conf" BUILD_EXCLUSIVE_KERNEL)
+			srcver=$(dkms_conf_get "$SRC/dkms.conf" PACKAGE_VERSION)
+		fi
+		if [ -n "$excl" ] && ! [[ $v =~ $excl ]]; then
+			check kernel fail "$v: $SRC/dkms.conf builds only for kernels matching $excl"
+		else
+			check kernel ok "$v: the amdgpu-dkms stack is built for the running kernel (from ${SRC:-$STACK_DIR}${srcver:+, version $srcver})"
+		fi
 	elif [[ $v != "$SERIES_MAJMIN".* ]]; then
 		if [ "$FORCE_KERNEL" = 1 ]; then
 			check kernel warn "$v is not $SERIES_MAJMIN.y, the series base ($SERIES_BASE); going on (--force-kernel)"
@@ -241,7 +324,28 @@ check_box() {
 		check amdgpu-users ok "amdgpu not loaded"
 	fi
 	stock_path=$(modinfo -k "$KVER" -n amdgpu 2>/dev/null || true)
+	if [ "$STACK" = dkms ]; then
+		local dk ver
+		ver=$(cat "$MOD_SYSFS/version" 2>/dev/null || true)
+		if command -v dkms >/dev/null; then
+			dk=$(dkms status 2>/dev/null | grep -E '^amdgpu[/,]' | grep -F "$KVER" | grep -i 'installed' | head -n1 || true)
+			if [ -n "$dk" ]; then check dkms ok "$dk"
+			else check dkms warn "dkms status lists no installed amdgpu for $KVER: the restore loads whatever modprobe amdgpu finds ($stock_path)"; fi
+		else
+			check dkms warn "no dkms command: the stock stack is not known to be DKMS-installed"
+		fi
+		case $stock_path in
+		"") check stock fail "no amdgpu module for $KVER in /lib/modules: nothing to restore to" ;;
+		*/updates/*|*/extra/*) check stock ok "stock amdgpu is $stock_path${ver:+, version $ver}; the restore puts its stack back with modprobe amdgpu" ;;
+		*) check stock warn "stock amdgpu is $stock_path (not under updates/ or extra/)${ver:+, version $ver}" ;;
+		esac
+		if [ ${#STACK_KO[@]} -eq 0 ] && [ "$DO_BUILD" = 1 ]; then
+			check source ok "builds from $SRC: make modules KSRC=$SRC KVER=$KVER${DC:+ DC=$DC}"
+		fi
+		stock_path=skip
+	fi
 	case $stock_path in
+	skip) ;;
 	*/updates/*|*/extra/*) check vendor-dkms warn "stock amdgpu is $stock_path (DKMS/vendor): restore loads that one; ours uses the in-tree drm/ttm/sched modules" ;;
 	"") check vendor-dkms warn "no amdgpu module for $KVER in /lib/modules: nothing to restore to" ;;
 	*) check vendor-dkms ok "stock amdgpu is $stock_path" ;;
@@ -305,6 +409,7 @@ save_state() {
 	mkdir -p "$STATE_DIR"
 	{
 		echo "stock_loaded_at_start=$1"
+		echo "stack=$STACK"
 		echo "module=$MODULE"
 		echo "run_dir=$OUT"
 		echo "pid=$$"
@@ -334,6 +439,37 @@ unload_amdgpu() {
 	! amdgpu_loaded || { echo "testbox: rmmod amdgpu failed: $(cat "$MOD_SYSFS/refcnt" 2>/dev/null) users" >&2; return 1; }
 }
 
+# unload_stack: amdgpu, then (amdgpu-dkms) its companions in dependency
+# order: amdxcp amddrm_ttm_helper amddrm_buddy amd-sched amdttm amdkcl.
+unload_stack() {
+	local m
+	unload_amdgpu || return 1
+	[ "$STACK" = dkms ] || return 0
+	for m in $(reversed_companions); do
+		mod_loaded "$m" || continue
+		if ! rmmod "$m" 2>/dev/null; then
+			echo "testbox: rmmod $m failed (holders: $(find "$SYS_MODULE/${m//-/_}/holders" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null))" >&2
+			return 1
+		fi
+	done
+}
+
+# load_ours PARAM...: (amdgpu-dkms) the companions in load order, then our
+# amdgpu with PARAMs. LOAD_FAILED names the module insmod refused.
+LOAD_FAILED=
+load_ours() {
+	local m
+	LOAD_FAILED=
+	if [ "$STACK" = dkms ]; then
+		for m in $DKMS_COMPANIONS; do
+			echo "   + insmod ${STACK_KO[$m]}"
+			insmod "${STACK_KO[$m]}" || { LOAD_FAILED=$m; return 1; }
+		done
+	fi
+	echo "   + insmod $MODULE $*"
+	insmod "$MODULE" "$@" || { LOAD_FAILED=amdgpu; return 1; }
+}
+
 RESTORING=0
 # restore: put the stock driver back as it was at the start. Idempotent: it
 # only acts on what the state file says this runner changed.
@@ -343,7 +479,7 @@ restore() {
 	RESTORING=1
 	if [ "$DRY" = 1 ]; then
 		step "restore"
-		echo "   [dry-run] would: rmmod amdgpu if the module under test is loaded; modprobe amdgpu if the stock one was loaded at the start; check /dev/kfd"
+		echo "   [dry-run] would: rmmod amdgpu$([ "$STACK" = dkms ] && echo " and its companions ($(reversed_companions | sed 's/ $//'))") if the module under test is loaded; modprobe amdgpu if the stock one was loaded at the start; check /dev/kfd"
 		return 0
 	fi
 	if [ ! -f "$STATE" ]; then
@@ -353,9 +489,15 @@ restore() {
 	step "restore the stock driver"
 	stock=$(state_get stock_loaded_at_start)
 	ko=$(state_get module)
+	STACK=$(state_get stack)
+	STACK=${STACK:-upstream}
 	if ours_loaded "$ko"; then
-		if unload_amdgpu; then detail+=("unloaded the module under test")
+		if unload_stack; then if [ "$STACK" = dkms ]; then detail+=("unloaded the modules under test"); else detail+=("unloaded the module under test"); fi
 		else st=failed; detail+=("could not unload the module under test (in use?)"); fi
+	elif [ "$STACK" = dkms ] && ! amdgpu_loaded; then
+		# companions of ours left by a load that failed half-way
+		if unload_stack; then detail+=("no amdgpu loaded; companions unloaded")
+		else st=failed; detail+=("could not unload the companion modules"); fi
 	fi
 	if [ "$st" = ok ] && [ "$stock" = 1 ]; then
 		if ! amdgpu_loaded; then
@@ -363,9 +505,15 @@ restore() {
 			else st=failed; detail+=("modprobe amdgpu failed"); fi
 		fi
 		for ((i = 0; i < ${KFDMP_RESTORE_TIMEOUT:-60}; i++)); do [ -e "$KFD_DEV" ] && break; sleep 1; done
+		local missing='' m
+		if [ "$STACK" = dkms ]; then
+			for m in $DKMS_COMPANIONS; do mod_loaded "$m" || missing="$missing $m"; done
+		fi
 		if ours_loaded "$ko"; then st=failed; detail+=("the loaded amdgpu is still the module under test (installed with DKMS?)")
 		elif ! amdgpu_loaded; then st=failed; detail+=("amdgpu is not loaded")
+		elif [ -n "$missing" ]; then st=failed; detail+=("stock amdgpu loaded without its companions:$missing")
 		elif [ ! -e "$KFD_DEV" ]; then st=failed; detail+=("stock amdgpu loaded but no $KFD_DEV after ${KFDMP_RESTORE_TIMEOUT:-60} s")
+		elif [ "$STACK" = dkms ]; then detail+=("stock amdgpu stack loaded (amdgpu and $(echo "$DKMS_COMPANIONS" | wc -w) companions), /dev/kfd present")
 		else detail+=("stock amdgpu loaded, /dev/kfd present"); fi
 	elif [ "$st" = ok ]; then
 		detail+=("amdgpu was not loaded at the start; left unloaded")
@@ -431,7 +579,7 @@ TROUBLE_STOP='GPU reset|HWS hang|hws hang|ring .* timeout|Failed to evict|BUG:|O
 STOP_ALL=0
 
 run_config() {
-	local name=$1 params=$2 desc=$3 cdir=$OUT/configs/$1 marker wl wdir rc p i nodes
+	local name=$1 params=$2 desc=$3 cdir=$OUT/configs/$1 marker wl wdir rc p i nodes m
 	local -a kp argv
 	read -r -a kp <<<"$params"
 	step "configuration $name: ${params:-(defaults)} - $desc"
@@ -439,8 +587,10 @@ run_config() {
 	printf 'name=%s\nparams=%s\ndescription=%s\n' "$name" "$params" "$desc" >"$cdir/config.env"
 	if [ "$DRY" = 1 ]; then
 		would rmmod amdgpu
+		if [ "$STACK" = dkms ]; then for m in $(reversed_companions); do would rmmod "$m"; done; fi
 		would modprobe -a "${DEPENDS:-<the depends of amdgpu.ko>}"
 		would sh -c "echo 'kfdmp-testbox: load $name ${params} run=$RUN_ID' >$KMSG"
+		if [ "$STACK" = dkms ]; then for m in $DKMS_COMPANIONS; do would insmod "${STACK_KO[$m]:-<$m.ko of the build>}"; done; fi
 		would insmod "$MODULE" "${kp[@]}"
 		echo "   [dry-run] would wait up to ${LOAD_TIMEOUT}s for /dev/kfd and a gfx9.4.x node; read back $READBACK_PARAMS from $MOD_SYSFS/parameters; require sched_policy=0, mes=0 and every requested value"
 		would sh -c "echo 0 >$KFD_DEBUGFS/mp_stats"
@@ -457,18 +607,24 @@ run_config() {
 	fi
 
 	marker="kfdmp-testbox: load $name ${params} run=$RUN_ID"
-	if ! unload_amdgpu; then
-		echo "failed: could not unload amdgpu" >"$cdir/status"; STOP_ALL=1; return 1
+	if ! unload_stack; then
+		echo "failed: could not unload amdgpu$([ "$STACK" = dkms ] && echo ' and its companions')" >"$cdir/status"; STOP_ALL=1; return 1
 	fi
 	# amdgpu's dependencies (drm helpers, ttm, gpu-sched, ...) from /lib/modules.
 	# shellcheck disable=SC2086 # a list of module names
 	modprobe -a $DEPENDS || true
 	echo "$marker" >"$KMSG"
-	echo "   + insmod $MODULE ${params}"
-	if ! insmod "$MODULE" "${kp[@]}"; then
+	if ! load_ours "${kp[@]}"; then
 		kernel_log_since "$marker" >"$cdir/kernel.log"
-		echo "failed: insmod refused ${params:-the module}: $(grep -E 'invalid|unknown parameter|disagrees|Unknown symbol' "$cdir/kernel.log" | tail -n1)" >"$cdir/status"
+		if [ "$LOAD_FAILED" = amdgpu ]; then
+			echo "failed: insmod refused ${params:-the module}: $(grep -E 'invalid|unknown parameter|disagrees|Unknown symbol' "$cdir/kernel.log" | tail -n1)" >"$cdir/status"
+		else
+			echo "failed: insmod refused the companion module $LOAD_FAILED: $(grep -E 'disagrees|Unknown symbol|invalid' "$cdir/kernel.log" | tail -n1)" >"$cdir/status"
+			STOP_ALL=1
+		fi
 		cat "$cdir/status"
+		# what of ours got in goes out before the next configuration
+		unload_stack || STOP_ALL=1
 		return 1
 	fi
 	for i in $(seq "$LOAD_TIMEOUT"); do
@@ -545,6 +701,8 @@ write_run_env() {
 		echo "host=$(hostname)"
 		echo "kernel=$(uname -r)"
 		echo "kver=$KVER"
+		echo "stack=$STACK"
+		echo "source=$SRC"
 		echo "series_base=$SERIES_BASE"
 		echo "series_id=$series"
 		echo "tree_head=$head"
@@ -580,7 +738,7 @@ on_exit() {
 }
 
 cmd_run() {
-	local row name params desc failed=0 rc
+	local row name params desc failed=0 rc m
 	RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 	STARTED=$(date -u +%FT%TZ)
 	if [ -z "$OUT" ]; then
@@ -602,20 +760,43 @@ cmd_run() {
 	printf '   %s\n' "${MATRIX_ROWS[@]//$'\t'/ | }"
 
 	check_box
-	step "build"
-	if [ "$DO_BUILD" = 1 ]; then
+	step "build$([ "$STACK" = dkms ] && echo ": the amdgpu-dkms stack (amdgpu and its companions)")"
+	if [ "$DO_BUILD" = 1 ] && [ "$STACK" = dkms ]; then
+		# the other path of make modules: KSRC an amdgpu-dkms source
+		if [ "$DRY" = 1 ]; then
+			would make -C "$ROOT" modules KSRC="$SRC" KVER="$KVER" ${DC:+DC="$DC"}
+		else
+			local out ko
+			out=$(make -s -C "$ROOT" modules KSRC="$SRC" KVER="$KVER" ${DC:+DC="$DC"}) || die "make modules KSRC=$SRC failed (see above); nothing was loaded"
+			printf '%s\n' "$out" | sed 's/^/   /'
+			while read -r ko; do
+				[ -f "$ko" ] && STACK_KO[$(basename "$ko" .ko)]=$ko
+			done < <(grep -oE '[^[:space:]]+\.ko\b' <<<"$out")
+			for m in amdgpu $DKMS_COMPANIONS; do
+				[ -n "${STACK_KO[$m]:-}" ] || die "make modules KSRC=$SRC printed no $m.ko; nothing was loaded"
+			done
+			MODULE=${STACK_KO[amdgpu]}
+		fi
+	elif [ "$DO_BUILD" = 1 ]; then
 		if [ "$DRY" = 1 ]; then
 			would make -C "$ROOT" modules KVER="$KVER"
 		else
 			MODULE=$(make -s -C "$ROOT" modules KVER="$KVER" | tail -n1) || die "make modules failed (see above); nothing was loaded"
 			[ -f "$MODULE" ] || die "make modules did not print a module path"
 		fi
+	elif [ "$STACK" = dkms ]; then
+		echo "   using the module set in $STACK_DIR (--stack): $(for m in $DKMS_COMPANIONS amdgpu; do printf '%s ' "${STACK_KO[$m]:-?}"; done)"
 	else
 		echo "   using $MODULE (--no-build/--module)"
 	fi
 	if [ -f "$MODULE" ]; then
 		local vm
 		DEPENDS=$(modinfo -F depends "$MODULE" | tr , ' ')
+		if [ "$STACK" = dkms ]; then
+			# the kernel's modules that ours need: the depends of all seven, less ours
+			DEPENDS=$(for m in amdgpu $DKMS_COMPANIONS; do modinfo -F depends "${STACK_KO[$m]}"; done | tr , '\n' |
+				grep -vxE "$(echo "amdgpu $DKMS_COMPANIONS" | sed 's/-/[-_]/g; s/ /|/g')" | grep . | sort -u | tr '\n' ' ' || true)
+		fi
 		vm=$(modinfo -F vermagic "$MODULE" | awk '{print $1}')
 		if [ "$vm" = "$KVER" ]; then check module ok "$MODULE, vermagic $vm"
 		elif [ "$DRY" = 1 ] && [ "$DO_BUILD" = 1 ]; then check module info "$MODULE exists with vermagic $vm; the run rebuilds it for $KVER"

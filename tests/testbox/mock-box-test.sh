@@ -15,6 +15,16 @@
 #              `testbox.sh restore` later puts the stock driver back, and a
 #              second restore is a no-op
 #   refusals   a box check that fails (amdgpu in use) loads nothing
+#   dkms       the box's amdgpu-dkms stack on a 5.10 kernel (MOCK_DKMS=1: the
+#              stubs know amdgpu's six companions and their dependencies,
+#              rmmod refuses a module in use, modprobe amdgpu loads the whole
+#              stock stack): box checks (any kernel the DKMS source builds
+#              for, dkms status, /sys/module/amdgpu/version); the stock stack
+#              unloaded amdgpu first, then amdxcp amddrm_ttm_helper
+#              amddrm_buddy amd-sched amdttm amdkcl; ours loaded in the
+#              reverse order; the stock stack back at the end, after a
+#              refused companion, a refused amdgpu, and SIGINT; the dry run
+#              builds with make modules KSRC=<the box's /usr/src/amdgpu-*>
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # The stubs are written in single quotes on purpose: they expand when they run.
 # shellcheck disable=SC2015,SC2016
@@ -55,29 +65,68 @@ for p in "$@"; do echo "${p#*=}" >"$m/parameters/${p%%=*}"; done
 printf 'gfx_target_version 90402\nsimd_count 1216\n' >"$KFDMP_KFD_SYSFS/topology/nodes/1/properties"
 echo 53241 >"$KFDMP_KFD_SYSFS/topology/nodes/1/gpu_id"
 touch "$KFDMP_KFD_DEV"
+[ "${MOCK_DKMS:-0}" = 0 ] || echo "6.12.12-2194681.el8" >"$m/version"
 echo "[drm] amdgpu ($kind) loaded" >>"$KFDMP_KMSG"
 EOF
 chmod +x "$tmp/bin/mock-load"
-stub insmod '[ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
+# mock-deps NAME: the modules NAME needs (sysfs names), on the DKMS mock box.
+cat >"$tmp/bin/mock-deps" <<'EOF'
+#!/usr/bin/env bash
+case ${1//-/_} in
+amdttm|amd_sched|amddrm_buddy) echo amdkcl ;;
+amddrm_ttm_helper) echo amdttm amdkcl ;;
+amdgpu) [ "${MOCK_DKMS:-0}" = 0 ] || echo amdkcl amdttm amd_sched amddrm_buddy amddrm_ttm_helper amdxcp ;;
+esac
+EOF
+chmod +x "$tmp/bin/mock-deps"
+stub insmod 'ko=$1; name=$(basename "$ko" .ko); sys=$(dirname "$KFDMP_MOD_SYSFS")
+echo "insmod $name" >>"$MOCK/ops.log"
+[ "${MOCK_FAIL_INSMOD:-}" != "$name" ] || { echo "$name: disagrees about version of symbol ttm_bo_init (mock)" >>"$KFDMP_KMSG"; echo "insmod: Invalid module format" >&2; exit 1; }
+for d in $(mock-deps "$name"); do [ -d "$sys/$d" ] || { echo "$name: Unknown symbol from $d (mock)" >>"$KFDMP_KMSG"; echo "insmod: Unknown symbol in module" >&2; exit 1; }; done
+if [ "$name" != amdgpu ]; then
+	[ ! -d "$sys/${name//-/_}" ] || { echo "insmod: File exists" >&2; exit 1; }
+	mkdir -p "$sys/${name//-/_}/holders"; exit 0
+fi
+[ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
 shift
 for p in "$@"; do
 	case $p in kfd_queue_slot_range=512) echo "amdgpu: probe of the test GPU failed with -ENOMEM (mock)" >>"$KFDMP_KMSG"; echo "insmod: Cannot allocate memory" >&2; exit 1 ;; esac
 done
 echo "$*" >>"$MOCK/insmod.log"
 mock-load ours "$@"'
-stub rmmod '[ -d "$KFDMP_MOD_SYSFS" ] || { echo "rmmod: not loaded" >&2; exit 1; }
+stub rmmod 'name=$1; sys=$(dirname "$KFDMP_MOD_SYSFS")
+echo "rmmod $name" >>"$MOCK/ops.log"
+if [ "$name" != amdgpu ]; then
+	[ -d "$sys/${name//-/_}" ] || { echo "rmmod: not loaded" >&2; exit 1; }
+	for m in "$sys"/*; do for d in $(mock-deps "$(basename "$m")"); do
+		[ "$d" != "${name//-/_}" ] || { echo "rmmod: ERROR: Module $name is in use by: $(basename "$m")" >&2; exit 1; }
+	done; done
+	rm -rf "${sys:?}/${name//-/_}"; exit 0
+fi
+[ -d "$KFDMP_MOD_SYSFS" ] || { echo "rmmod: not loaded" >&2; exit 1; }
 [ ! -e "$MOCK/rmmod-fails" ] || { echo "rmmod: ERROR: Module amdgpu is in use" >&2; exit 1; }
 rm -rf "$KFDMP_MOD_SYSFS" "$KFDMP_KFD_SYSFS" "$KFDMP_KFD_DEV"'
-stub modprobe 'case $* in
-"amdgpu") [ -d "$KFDMP_MOD_SYSFS" ] || mock-load stock; echo stock >>"$MOCK/modprobe.log" ;;
+stub modprobe 'sys=$(dirname "$KFDMP_MOD_SYSFS")
+case $* in
+"amdgpu") if [ "${MOCK_DKMS:-0}" = 1 ]; then for m in amdkcl amdttm amd-sched amddrm_buddy amddrm_ttm_helper amdxcp; do
+		[ -d "$sys/${m//-/_}" ] || { mkdir -p "$sys/${m//-/_}/holders"; echo "modprobe-load $m" >>"$MOCK/ops.log"; }; done; fi
+	[ -d "$KFDMP_MOD_SYSFS" ] || { mock-load stock; echo "modprobe-load amdgpu" >>"$MOCK/ops.log"; }; echo stock >>"$MOCK/modprobe.log" ;;
+"-a "*) echo "modprobe $*" >>"$MOCK/ops.log" ;;
 *) ;;
 esac'
 stub modinfo 'while [ $# -gt 0 ]; do case $1 in -k) shift 2 ;; -F) f=$2; shift 2 ;; -p) f=params; shift ;; -n) f=path; shift ;; *) break ;; esac; done
 case ${f:-} in
 vermagic) echo "$KVER SMP preempt mod_unload modversions" ;;
-depends) echo "drm_ttm_helper,ttm,gpu-sched" ;;
+depends) if [ "${MOCK_DKMS:-0}" = 0 ]; then echo "drm_ttm_helper,ttm,gpu-sched"; else
+	case $(basename "${1:-x}" .ko) in
+	amdgpu) echo "amdxcp,amddrm_ttm_helper,amdttm,amddrm_buddy,amd-sched,amdkcl,drm_kms_helper,drm,i2c-algo-bit" ;;
+	amdttm|amd-sched|amddrm_buddy) echo "amdkcl,drm" ;;
+	amddrm_ttm_helper) echo "amdttm,amdkcl,drm" ;;
+	*) echo "" ;;
+	esac; fi ;;
 srcversion) echo "" ;;
-path) echo "/lib/modules/$KVER/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz" ;;
+path) if [ "${MOCK_DKMS:-0}" = 0 ]; then echo "/lib/modules/$KVER/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz"
+	else echo "/lib/modules/$KVER/extra/amdgpu.ko.xz"; fi ;;
 params) printf "%s\n" "sched_policy:Scheduling policy (int)" "kfd_mp:Multi-process scheduling changes" \
 	"kfd_queue_slot_policy:queue slots" "kfd_queue_slot_range:slots per range" \
 	"kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ;;
@@ -85,6 +134,7 @@ esac'
 stub dmesg 'cat "$KFDMP_KMSG"'
 stub uname '[ "${1:-}" = -r ] && echo "$KVER" || /bin/uname "$@"'
 stub id '[ "${1:-}" = -u ] && echo 0 || /usr/bin/id "$@"'
+stub dkms '[ "${1:-}" = status ] && echo "amdgpu/6.12.12-2194681.el8, $KVER, x86_64: installed"; exit 0'
 stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exit 0'
 # The harness: kfdmp copies the sample's results; MOCK_KFDMP_SLEEP makes it wait.
 cat >"$tmp/harness/kfdmp" <<'EOF'
@@ -109,6 +159,7 @@ EOF
 printf '#!/bin/sh\nexit 0\n' >"$tmp/harness/kfdmp-worker"
 chmod +x "$tmp/harness/kfdmp" "$tmp/harness/kfdmp-worker"
 export PATH=$tmp/bin:$PATH
+export KFDMP_USR_SRC=$MOCK/usr/src
 
 cat >"$tmp/matrix.conf" <<'EOF'
 stock | - | defaults
@@ -203,5 +254,97 @@ rm "$MOCK/kfd-open"
 rc=0; KVER=6.1.0-30-amd64 tb --configs all --out "$tmp/k" >"$tmp/k.log" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q 'kernel .*fail' "$tmp/k.log" && [ ! -e "$MOCK/insmod.log" ] && ok "refusal: KVER other than the running kernel" || bad "kernel refusal: exit $rc"
 stock_back && ok "refusals left the stock driver alone" || bad "refusals touched the driver"
+
+# --- dkms: the box's amdgpu-dkms stack on a 5.10 kernel ------------------------------------------------
+export MOCK_DKMS=1 KVER=5.10.134-13.an8.x86_64
+src=$MOCK/usr/src/amdgpu-6.12.12-2194681.el8
+mkdir -p "$src/amd/dkms" "$MOCK/kdir-510"
+printf 'PACKAGE_NAME="amdgpu"\nPACKAGE_VERSION="6.12.12-2194681.el8"\nMAKE[0]="make KERNELVER=$kernelver"\n' >"$src/dkms.conf"
+touch "$MOCK/kdir-510/Makefile"
+stack=$tmp/stack
+for m in amd/amdgpu/amdgpu ttm/amdttm amd/amdkcl/amdkcl scheduler/amd-sched amddrm_ttm_helper amddrm_buddy amd/amdxcp/amdxcp; do
+	mkdir -p "$stack/$(dirname "$m")"; echo "fake $m" >"$stack/$m.ko"
+done
+# From the upstream sections: nothing loaded; the box starts on its stock DKMS stack.
+rm -rf "$MOCK/sys/module" "$KFDMP_KFD_SYSFS" "$KFDMP_KFD_DEV"
+modprobe amdgpu
+stock_stack() {
+	local m
+	stock_back || return 1
+	for m in amdkcl amdttm amd_sched amddrm_buddy amddrm_ttm_helper amdxcp; do [ -d "$MOCK/sys/module/$m" ] || return 1; done
+	[ -s "$KFDMP_MOD_SYSFS/version" ]
+}
+stock_stack && ok "dkms: the mock box runs its stock amdgpu-dkms stack (7 modules)" || bad "dkms: mock stock stack"
+tbd() { KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" "$@" --matrix "$tmp/matrix.conf" --stack "$stack" --harness-dir "$tmp/harness" \
+	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
+ops() { grep -E '^(insmod|rmmod|modprobe-load) ' "$MOCK/ops.log" | tr '\n' ',' | sed 's/,$//'; }
+unload_stock="rmmod amdgpu,rmmod amdxcp,rmmod amddrm_ttm_helper,rmmod amddrm_buddy,rmmod amd-sched,rmmod amdttm,rmmod amdkcl"
+load_ours="insmod amdkcl,insmod amdttm,insmod amd-sched,insmod amddrm_buddy,insmod amddrm_ttm_helper,insmod amdxcp,insmod amdgpu"
+modprobe_stock="modprobe-load amdkcl,modprobe-load amdttm,modprobe-load amd-sched,modprobe-load amddrm_buddy,modprobe-load amddrm_ttm_helper,modprobe-load amdxcp,modprobe-load amdgpu"
+
+: >"$MOCK/ops.log"
+rc=0; KSRC=$src tbd --configs stock,all --out "$tmp/dk" >"$tmp/dk.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok "dkms full: exit 0" || { tail -n 30 "$tmp/dk.log"; bad "dkms full: exit $rc"; }
+grep -qP '^kernel\tok\t5\.10\.134-13\.an8\.x86_64: the amdgpu-dkms stack .*version 6\.12\.12-2194681\.el8' "$tmp/dk/box-checks.tsv" &&
+	ok "dkms: box check accepts the 5.10 kernel the DKMS source builds for" || { cat "$tmp/dk/box-checks.tsv"; bad "dkms: kernel check"; }
+grep -qP '^dkms\tok\tamdgpu/6\.12\.12-2194681\.el8, 5\.10\.134' "$tmp/dk/box-checks.tsv" && ok "dkms: box check reads dkms status" || bad "dkms: dkms status check"
+grep -qP '^stock\tok\t.*/extra/amdgpu\.ko\.xz, version 6\.12\.12-2194681\.el8' "$tmp/dk/box-checks.tsv" && ok "dkms: box check names the DKMS-installed stock amdgpu and its version" ||
+	bad "dkms: stock check: $(grep '^stock' "$tmp/dk/box-checks.tsv")"
+want="$unload_stock,$load_ours,$unload_stock,$load_ours,$unload_stock,$modprobe_stock"
+[ "$(ops)" = "$want" ] && ok "dkms full: stock stack unloaded amdgpu first, ours loaded companions first, twice; then ours out and the stock stack back" ||
+	bad "dkms full: module operations
+   got:  $(ops)
+   want: $want"
+grep -q '^modprobe -a .*drm_kms_helper' "$MOCK/ops.log" && ! grep -E '^modprobe -a ' "$MOCK/ops.log" | grep -qE 'amdttm|amdkcl|amd-sched|amdxcp' &&
+	ok "dkms: the kernel's own dependencies are modprobed, not the companions: $(grep -m1 '^modprobe -a' "$MOCK/ops.log")" || bad "dkms: modprobe -a: $(grep '^modprobe' "$MOCK/ops.log" | head -2)"
+stock_stack && ok "dkms full: the stock stack is back (7 modules, amdgpu stock)" || bad "dkms full: stock stack not back"
+grep -q '^status=ok$' "$tmp/dk/restore.env" && grep -q 'stock amdgpu stack loaded' "$tmp/dk/restore.env" && ok "dkms full: restore.env: $(sed -n 's/^detail=//p' "$tmp/dk/restore.env")" || bad "dkms full: restore.env"
+grep -q '^stack=dkms$' "$tmp/dk/run.env" && ok "dkms: run.env says stack=dkms" || bad "dkms: run.env"
+
+# A companion that insmod refuses: the half-loaded stack goes, the stock one comes back.
+: >"$MOCK/ops.log"
+rc=0; MOCK_FAIL_INSMOD=amddrm_buddy tbd --configs all --out "$tmp/dkc" >"$tmp/dkc.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q '^failed: insmod refused the companion module amddrm_buddy' "$tmp/dkc/configs/all/status" &&
+	ok "dkms: a refused companion fails the configuration: $(cut -c1-100 "$tmp/dkc/configs/all/status")" || { tail -n 20 "$tmp/dkc.log"; bad "dkms companion failure: exit $rc"; }
+want="$unload_stock,insmod amdkcl,insmod amdttm,insmod amd-sched,insmod amddrm_buddy,rmmod amd-sched,rmmod amdttm,rmmod amdkcl,$modprobe_stock"
+[ "$(ops)" = "$want" ] && ok "dkms: after the refused companion ours are unloaded in order and the stock stack is loaded" ||
+	bad "dkms companion failure: module operations
+   got:  $(ops)
+   want: $want"
+stock_stack && ok "dkms: stock stack back after a refused companion" || bad "dkms: stock stack not back after a refused companion"
+
+# amdgpu refused (a parameter value the mock box fails): the sweep goes on, the stock stack comes back.
+rc=0; tbd --configs bad,all --out "$tmp/dkb" >"$tmp/dkb.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q '^failed: insmod refused kfd_queue_slot_range=512' "$tmp/dkb/configs/bad/status" && [ "$(cat "$tmp/dkb/configs/all/status")" = ok ] &&
+	ok "dkms: a refused amdgpu fails its configuration, the next one runs" || { tail -n 20 "$tmp/dkb.log"; bad "dkms amdgpu refused: exit $rc"; }
+stock_stack && ok "dkms: stock stack back after a refused amdgpu" || bad "dkms: stock stack not back after a refused amdgpu"
+
+# Ctrl-C while our stack runs kfdmp.
+rm -f "$MOCK/kfdmp-started"
+export stack
+MOCK_KFDMP_SLEEP=30 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' bash -c "$(declare -f tbd); tbd --configs all --out '$tmp/dki'" >"$tmp/dki.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
+[ -e "$KFDMP_MOD_SYSFS/parameters/kfd_mp" ] && [ -d "$MOCK/sys/module/amdkcl" ] && ok "dkms ctrl-c: our stack is loaded while kfdmp runs" || bad "dkms ctrl-c: ours not loaded"
+kill -INT -- "-$pid" || bad "dkms ctrl-c: no process group $pid"
+rc=0; wait "$pid" || rc=$?
+[ "$rc" = 130 ] && ok "dkms ctrl-c: exit 130" || { tail -n 20 "$tmp/dki.log"; bad "dkms ctrl-c: exit $rc"; }
+stock_stack && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "dkms ctrl-c: the stock stack is back, no state left" || bad "dkms ctrl-c: stock stack not back"
+
+# The dry run on the box: builds from the newest /usr/src/amdgpu-* with make modules KSRC=.
+mkdir -p "$MOCK/usr/src/amdgpu-6.12.12-2164967.el8/amd/dkms"
+cp "$src/dkms.conf" "$MOCK/usr/src/amdgpu-6.12.12-2164967.el8/"
+rc=0; out=$(KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" --dry-run --matrix "$tmp/matrix.conf" --configs all --no-trace --out "$tmp/dkd" \
+	--harness-dir "$tmp/harness" --params-from series 2>&1) || rc=$?
+grep -qF "would run: make -C $root modules KSRC=$src KVER=$KVER" <<<"$out" &&
+	ok "dkms dry run: builds from the newest /usr/src/amdgpu-* with make modules KSRC=... KVER=$KVER" || { printf '%s\n' "$out" | tail -n 30; bad "dkms dry run: no make modules KSRC= line (exit $rc)"; }
+grep -q 'would run: rmmod amdxcp' <<<"$out" && grep -q 'would run: insmod <amdkcl.ko of the build>' <<<"$out" &&
+	ok "dkms dry run: prints the companions' unloads and loads" || bad "dkms dry run: companions"
+rc=0; out=$(KSRC=/usr/src/linux-source-6.12.tar.xz KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" check --no-trace 2>&1) || rc=$?
+grep -q 'kernel .*fail.*is not 6.12' <<<"$out" && ok "upstream path kept: KSRC=<linux source> on a 5.10 kernel is refused by the 6.12 check" || { printf '%s\n' "$out"; bad "upstream path on 5.10: not refused"; }
+unset MOCK_DKMS
 
 verdict "mock box test"

@@ -2,6 +2,9 @@
 # CI test of scripts/port-series.sh on throwaway trees made from the prepared
 # base tree (build/tree, tag kfdmp-base). Skipped (exit 77) without it.
 #
+# DEST is never changed: every port works in its own --work directory
+# (a git worktree of DEST, or a copy when DEST is not a repository).
+#
 #  kernel layout: `git clone --shared --no-checkout` of the base (objects by
 #  alternates: nothing is copied, and the shared repository's config is not
 #  touched, which `git worktree add` + sparse-checkout would do), with a
@@ -16,24 +19,30 @@
 #              skips it, tries the rest and leaves no session open
 #  dkms layout: amd/amdkfd of the base in a fresh repository without the
 #  base's objects, with a changed context line: the rewritten patches apply
-#  (3-way, from preimage blobs copied from the base), MAINTAINERS and
-#  drivers/gpu/drm/Makefile are reported as left out.
+#  (3-way, from preimage blobs of the series' base), MAINTAINERS and
+#  drivers/gpu/drm/Makefile are reported as left out; a directory that is
+#  not a repository (as /usr/src/amdgpu-x.y is) is copied, not changed.
 #  --dry-build prints the build command for both layouts.
+#  The wrong merges on the vendor tree: port-vendor-test.sh.
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../test-lib.sh
 . "$(dirname "$0")/../test-lib.sh"
 base=${TREE:-$root/build/tree}
-port=$root/scripts/port-series.sh
+port_sh=$root/scripts/port-series.sh
 if ! git -C "$base" rev-parse -q --verify kfdmp-base >/dev/null 2>&1; then
 	echo "SKIP: no prepared base tree with tag kfdmp-base at $base (make tree)"
 	exit 77
 fi
 scratch port-test
+# port DEST [ARGS]: port-series with this series, working in $tmp/w-<name of DEST>
+port() { local d=$1; shift; "$port_sh" "$d" --series "$series" --work "$tmp/w-$(basename "$d")" "$@"; }
 
+series=$root/patches/linux-6.12
+[ -d "$series" ] || series=$root/patches
 patches=()
-for p in "$root"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+for p in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
 	case $p in */0000-*) ;; *) patches+=("$p") ;; esac
 done
 npatch=${#patches[@]}
@@ -87,7 +96,7 @@ t0=$(date +%s)
 # --- clean ---------------------------------------------------------------------------
 vendor_tree "$tmp/clean"
 ok "sparse clone of the base: $(find "$tmp/clean" -path "$tmp/clean/.git" -prune -o -type f -print | wc -l) files checked out ($(( $(date +%s) - t0 )) s; patterns: ${sparse[*]})"
-if "$port" "$tmp/clean" --report "$tmp/clean.txt" >"$tmp/clean.log" 2>&1; then
+if port "$tmp/clean" --report "$tmp/clean.txt" >"$tmp/clean.log" 2>&1; then
 	ok "clean: port-series exits 0"
 else
 	cat "$tmp/clean.log"; bad "clean: port-series failed"
@@ -96,54 +105,56 @@ n=$(grep -cE '^  [0-9]{4}-.* applied$' "$tmp/clean.txt" || true)
 [ "$n" = "$npatch" ] && ok "clean: all $npatch patches reported applied" || { cat "$tmp/clean.txt"; bad "clean: $n of $npatch applied"; }
 [ "$(git -C "$tmp/clean" rev-list --count vendor..kfdmp-port)" = "$npatch" ] && ok "clean: branch kfdmp-port holds $npatch commits" ||
 	bad "clean: kfdmp-port does not hold $npatch commits"
-[ "$(git -C "$tmp/clean" symbolic-ref --short HEAD)" = kfdmp-port ] && ok "clean: on kfdmp-port" || bad "clean: not on kfdmp-port"
+[ "$(git -C "$tmp/w-clean" symbolic-ref --short HEAD)" = kfdmp-port ] && ok "clean: the work tree is on kfdmp-port" || bad "clean: work tree not on kfdmp-port"
+[ "$(git -C "$tmp/clean" symbolic-ref --short HEAD)" = vendor ] && [ -z "$(git -C "$tmp/clean" status --porcelain)" ] &&
+	ok "clean: DEST is still on its branch, unchanged" || bad "clean: DEST changed"
 # The same again is refused without --force, then works with it.
-if "$port" "$tmp/clean" >/dev/null 2>&1; then bad "an existing kfdmp-port branch was not refused"
-else ok "an existing kfdmp-port branch is refused without --force"; fi
-git -C "$tmp/clean" checkout -q vendor
-"$port" "$tmp/clean" --force >/dev/null 2>&1 && ok "--force replaces kfdmp-port" || bad "--force"
+if port "$tmp/clean" >/dev/null 2>&1; then bad "an existing work tree was not refused"
+else ok "an existing work tree (and kfdmp-port branch) is refused without --force"; fi
+# (--force replaces them: the --dry-build run at the end)
 
 # --- context ---------------------------------------------------------------------------
 vendor_tree "$tmp/ctx"
 edit "$tmp/ctx" "$context"
-if "$port" "$tmp/ctx" --report "$tmp/ctx.txt" >"$tmp/ctx.log" 2>&1; then
+if port "$tmp/ctx" --report "$tmp/ctx.txt" >"$tmp/ctx.log" 2>&1; then
 	ok "context: port-series exits 0"
 else
 	cat "$tmp/ctx.log"; bad "context: port-series failed"
 fi
 [ "$(status_of "$tmp/ctx.txt" 0001)" = "applied (3-way)" ] && ok "context: 0001 reported 'applied (3-way)' (changed: ${context%%$'\t'*})" ||
 	{ cat "$tmp/ctx.txt"; bad "context: 0001 is '$(status_of "$tmp/ctx.txt" 0001)'"; }
-grep -q 'vendor change' "$tmp/ctx/${context%%$'\t'*}" && ok "context: the vendor change survives the merge" || bad "context: vendor change lost"
+grep -q 'vendor change' "$tmp/w-ctx/${context%%$'\t'*}" && ok "context: the vendor change survives the merge" || bad "context: vendor change lost"
 
 # --- conflict, stop ----------------------------------------------------------------------
 vendor_tree "$tmp/conf"
 edit "$tmp/conf" "$changed"
-if "$port" "$tmp/conf" --report "$tmp/conf.txt" >"$tmp/conf.log" 2>&1; then
+if port "$tmp/conf" --report "$tmp/conf.txt" >"$tmp/conf.log" 2>&1; then
 	cat "$tmp/conf.log"; bad "conflict: port-series exited 0"
 else
 	ok "conflict: port-series exits non-zero"
 fi
 st=$(status_of "$tmp/conf.txt" 0001)
-[[ $st == CONFLICT*"${changed%%$'\t'*}"* ]] && ok "conflict: 0001 reported: $st" || { cat "$tmp/conf.txt"; bad "conflict: 0001 is '$st'"; }
-[ "$(status_of "$tmp/conf.txt" "$(printf %04d "$npatch")")" = "not tried" ] && ok "conflict: later patches 'not tried'" ||
+[[ $st == CONFLICT* ]] && grep -qF "! ${changed%%$'\t'*}:" "$tmp/conf.txt" && ok "conflict: 0001 reported: $st, with ${changed%%$'\t'*}" ||
+	{ cat "$tmp/conf.txt"; bad "conflict: 0001 is '$st'"; }
+[[ $(status_of "$tmp/conf.txt" "$(printf %04d "$npatch")") == "not tried"* ]] && ok "conflict: later patches 'not tried'" ||
 	bad "conflict: the last patch is '$(status_of "$tmp/conf.txt" "$(printf %04d "$npatch")")'"
-[ -d "$(git -C "$tmp/conf" rev-parse --absolute-git-dir)/rebase-apply" ] && ok "conflict: the git am session is left open for resolving" ||
+[ -d "$(git -C "$tmp/w-conf" rev-parse --absolute-git-dir)/rebase-apply" ] && ok "conflict: the git am session is left open for resolving" ||
 	bad "conflict: no open git am session"
-grep -q '^<<<<<<<' "$tmp/conf/${changed%%$'\t'*}" && ok "conflict: conflict markers in ${changed%%$'\t'*}" ||
+grep -q '^<<<<<<<' "$tmp/w-conf/${changed%%$'\t'*}" && ! grep -q '^<<<<<<<' "$tmp/conf/${changed%%$'\t'*}" && ok "conflict: conflict markers in ${changed%%$'\t'*}" ||
 	bad "conflict: no conflict markers"
 grep -q 'am --continue' "$tmp/conf.txt" && ok "conflict: the report says how to go on" || bad "conflict: no hint"
 
 # --- conflict, keep going ---------------------------------------------------------------------
 vendor_tree "$tmp/keep"
 edit "$tmp/keep" "$changed"
-"$port" "$tmp/keep" --keep-going --report "$tmp/keep.txt" >"$tmp/keep.log" 2>&1 && bad "keep-going: exited 0" ||
+port "$tmp/keep" --keep-going --report "$tmp/keep.txt" >"$tmp/keep.log" 2>&1 && bad "keep-going: exited 0" ||
 	ok "keep-going: exits non-zero"
 [[ $(status_of "$tmp/keep.txt" 0001) == CONFLICT* ]] && ok "keep-going: 0001 CONFLICT" || bad "keep-going: 0001 is '$(status_of "$tmp/keep.txt" 0001)'"
 tried=$(grep -cE '^  [0-9]{4}-.* (applied|applied \(3-way\)|CONFLICT)( |$)' "$tmp/keep.txt" || true)
 summary=$(for k in $(seq "$npatch"); do status_of "$tmp/keep.txt" "$(printf %04d "$k")" | cut -d' ' -f1; done | sort | uniq -c | tr -s ' \n' ' ')
 [ "$tried" = "$npatch" ] && ok "keep-going: every patch was tried:$summary" ||
 	{ cat "$tmp/keep.txt"; bad "keep-going: $tried of $npatch patches tried"; }
-[ ! -d "$(git -C "$tmp/keep" rev-parse --absolute-git-dir)/rebase-apply" ] && ok "keep-going: no git am session left open" ||
+[ ! -d "$(git -C "$tmp/w-keep" rev-parse --absolute-git-dir)/rebase-apply" ] && ok "keep-going: no git am session left open" ||
 	bad "keep-going: a git am session is still open"
 
 # --- dkms layout -------------------------------------------------------------------------------
@@ -154,9 +165,11 @@ mv "$tmp/drivers/gpu/drm/amd/amdkfd" "$d/amd/amdkfd"
 mkdir -p "$d/amd/dkms"
 echo '#!/bin/sh' >"$d/amd/dkms/pre-build.sh"
 cp -a "$d" "$tmp/dkms-plain"
-# --init on a directory that is not a repository (as /usr/src/amdgpu-x.y is)
-"$port" "$tmp/dkms-plain" --init >"$tmp/init.log" 2>&1 && git -C "$tmp/dkms-plain" rev-parse -q --verify kfdmp-port >/dev/null &&
-	ok "--init makes a repository of an unpacked source and ports onto it" || { cat "$tmp/init.log"; bad "--init"; }
+# a directory that is not a repository (as /usr/src/amdgpu-x.y is): copied
+port "$tmp/dkms-plain" >"$tmp/init.log" 2>&1 && git -C "$tmp/w-dkms-plain" rev-parse -q --verify kfdmp-port >/dev/null &&
+	[ ! -e "$tmp/dkms-plain/.git" ] && [ ! -e "$tmp/dkms-plain/amd/amdkfd/kfd_mp.c" ] &&
+	ok "a directory that is not a repository is copied, the copy made a repository and ported; the directory is unchanged" ||
+	{ cat "$tmp/init.log"; bad "port of a plain directory"; }
 git -C "$d" init -q
 git -C "$d" config user.name vendor
 git -C "$d" config user.email vendor@example.org
@@ -164,7 +177,7 @@ git -C "$d" add -A
 git -C "$d" commit -q -m "amdgpu-dkms sources (amd/amdkfd of the base)"
 ctx_dkms=${context/#drivers\/gpu\/drm\/amd\//amd/}
 edit "$d" "$ctx_dkms"
-if "$port" "$d" --report "$tmp/dkms.txt" --dry-build >"$tmp/dkms.log" 2>&1; then
+if port "$d" --report "$tmp/dkms.txt" --dry-build >"$tmp/dkms.log" 2>&1; then
 	ok "dkms layout: port-series exits 0 ($(grep -o '[0-9]* blob(s) copied' "$tmp/dkms.log"))"
 else
 	cat "$tmp/dkms.log"; bad "dkms layout: port-series failed"
@@ -174,12 +187,11 @@ grep -q '^layout: dkms' "$tmp/dkms.txt" && ok "dkms layout detected" || bad "dkm
 	{ cat "$tmp/dkms.txt"; bad "dkms layout: 0001 is '$(status_of "$tmp/dkms.txt" 0001)'"; }
 grep -q 'left out (not in the dkms layout): MAINTAINERS' "$tmp/dkms.txt" && ok "dkms layout: MAINTAINERS reported as left out" ||
 	bad "dkms layout: MAINTAINERS not reported"
-[ -f "$d/amd/amdkfd/kfd_mp.c" ] && ok "dkms layout: amd/amdkfd/kfd_mp.c created" || bad "dkms layout: no amd/amdkfd/kfd_mp.c"
-grep -q 'build (--dry-build): .*amd/dkms/pre-build.sh' "$tmp/dkms.log" && ok "dkms layout: --dry-build prints pre-build.sh + make" ||
-	bad "dkms layout: --dry-build output"
-git -C "$tmp/clean" checkout -q vendor
-"$port" "$tmp/clean" --force --dry-build 2>&1 | grep -q "build (--dry-build): make -C .* M=$tmp/clean/drivers/gpu/drm/amd/amdgpu KCFLAGS=-I$tmp/clean/drivers/gpu" &&
-	ok "kernel layout: --dry-build prints the M= build" || bad "kernel layout: --dry-build output"
+[ -f "$tmp/w-dkms/amd/amdkfd/kfd_mp.c" ] && [ ! -e "$d/amd/amdkfd/kfd_mp.c" ] && ok "dkms layout: amd/amdkfd/kfd_mp.c created in the work tree, not in DEST" || bad "dkms layout: kfd_mp.c"
+grep -q "build (--dry-build): make -C $tmp/w-dkms.build KERNELVER=$KVER_DEFAULT kernel_build_dir=/lib/modules/$KVER_DEFAULT/build .* modules" "$tmp/dkms.log" &&
+	ok "dkms layout: --dry-build prints the tree's own make (KERNELVER=, on a copy)" || { grep build "$tmp/dkms.log"; bad "dkms layout: --dry-build output"; }
+port "$tmp/clean" --force --dry-build 2>&1 | grep -q "build (--dry-build): make -C .* M=$tmp/w-clean/drivers/gpu/drm/amd/amdgpu KCFLAGS=-I$tmp/w-clean/drivers/gpu" &&
+	ok "kernel layout: --force replaces the work tree; --dry-build prints the M= build" || bad "kernel layout: --force --dry-build"
 
 echo "port test: $(( $(date +%s) - t0 )) s"
 verdict "port test"

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# CI test of scripts/port-series.sh on the vendor tree (the amdgpu-dkms
+# tarball in ../shared/vendor, unpacked at test time into build/; no vendor
+# file is kept in the repository).
+#
+#   port-vendor-test.sh [upstream]   the upstream series (patches/linux-6.12,
+#       or patches/) on a "box" tree: the vendor's amd/amdkfd with scripted
+#       local edits like the test box's (its own find_available_queue_slot(),
+#       counters inside map_queues_cpsch(), and a pm_calc_rlib_size() that
+#       makes git merge the first patch there without a conflict). The three
+#       wrong merges are regression cases; each must be reported as a
+#       conflict, with file, function and origin:
+#         1. pm_calc_rlib_size(): the merge drops declarations the vendor
+#            code still uses (git merged that file by itself)
+#         2. kfd_priv.h: keeping both sides puts the new field of struct
+#            kfd_dev into struct kfd_bo
+#         3. update_queue(): the hunk lands in update_queue_locked(), which
+#            then releases dqm_lock that its callers release again
+#       Also: the local edits are reported as "local", the vendor's own
+#       differences as "base"; DEST is unchanged; stop mode leaves the git am
+#       session open in the work tree; the dkms --build runs the tree's own
+#       Makefile, so pre-build.sh gets its four arguments and the sanity check
+#       runs, on a copy (a stub pre-build.sh and kernel build dir).
+#   port-vendor-test.sh rocm   the vendor series (patches/rocm-6.4) on the
+#       pristine vendor source: no conflict, no finding. Skipped (77) until
+#       that series exists.
+# Skipped (77) without the vendor tarball, or (upstream) without the
+# upstream series' base (build/tree or /usr/src/linux-source-6.12.tar.xz).
+# ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
+# shellcheck disable=SC2015
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../test-lib.sh
+. "$(dirname "$0")/../test-lib.sh"
+mode=${1:-upstream}
+port=$root/scripts/port-series.sh
+tarball=${VENDOR_TARBALL:-$(find "$root/../shared/vendor" -maxdepth 1 -name 'amdgpu-dkms-*.tar.xz' 2>/dev/null | sort -V | tail -n1)}
+if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
+	echo "SKIP: no amdgpu-dkms tarball in $root/../shared/vendor (the vendor tree this test ports onto)"
+	exit 77
+fi
+BUILD=${BUILD:-$root/build}
+export BUILD
+t0=$(date +%s)
+
+case $mode in
+rocm)
+	series=$root/patches/rocm-6.4
+	[ -d "$series" ] || { echo "SKIP: no vendor series at patches/rocm-6.4 yet"; exit 77; } ;;
+upstream)
+	series=$root/patches/linux-6.12
+	[ -d "$series" ] || series=$root/patches
+	tree=${TREE:-$BUILD/tree}
+	if ! git -C "$tree" rev-parse -q --verify kfdmp-base >/dev/null 2>&1 && [ ! -f "${KSRC:-/usr/src/linux-source-6.12.tar.xz}" ]; then
+		echo "SKIP: no base for the upstream series: neither $tree (make tree) nor ${KSRC:-/usr/src/linux-source-6.12.tar.xz}"
+		exit 77
+	fi ;;
+*) echo "usage: $0 [upstream|rocm]" >&2; exit 2 ;;
+esac
+scratch "port-vendor-$mode"
+work=$BUILD/port-vendor-test-$mode
+rm -rf "$work"
+mkdir -p "$work"
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp" "$work"' EXIT
+
+# The directories of the vendor tree the series touches (amd/amdkfd, ...).
+mapfile -t dirs < <(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$series"/[0-9]*.patch | sed 's|^drivers/gpu/drm/amd/|amd/|' |
+	awk -F/ '$1 == "amd" { print $1 "/" $2 }' | sort -u)
+pats=()
+for d in "${dirs[@]}"; do pats+=("*/$d/*"); done
+tar -x -C "$work" -f "$tarball" --wildcards "${pats[@]}" "*/amd/dkms/*" --no-wildcards-match-slash "*/Makefile" 2>/dev/null || true
+vsrc=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n1)
+[ -n "$vsrc" ] && [ -d "$vsrc/amd/amdkfd" ] || { bad "no amd/amdkfd in $tarball"; verdict "port vendor test ($mode)"; }
+ok "unpacked ${dirs[*]} of $(basename "$tarball") into build/ ($(( $(date +%s) - t0 )) s)"
+
+# vendor_repo DIR: a git repository of the vendor's directories (pristine).
+vendor_repo() {
+	mkdir -p "$1"
+	for d in "${dirs[@]}"; do mkdir -p "$1/$(dirname "$d")"; cp -a "$vsrc/$d" "$1/$d"; done
+	git -C "$1" init -q -b vendor
+	git -C "$1" add -A -f .
+	git -C "$1" -c user.name=vendor -c user.email=vendor@example.org commit -q -m "amdgpu-dkms $(basename "$tarball") (${dirs[*]})"
+}
+finding() { # REPORT NNNN REGEX: the finding lines of patch NNNN matching REGEX
+	awk -v n="$2" '/^  [0-9][0-9][0-9][0-9]-/ { cur = ($1 ~ "^"n"-") ; next } cur && /^      / { print }' "$1" | grep -E "$3" || true
+}
+status_of() { awk -v n="$2" '$1 ~ "^"n"-" { $1 = ""; sub(/^ +/, ""); print; exit }' "$1"; }
+
+if [ "$mode" = rocm ]; then
+	vendor_repo "$tmp/pristine"
+	rc=0
+	"$port" "$tmp/pristine" --series "$series" --base "$tarball" --pristine "$tarball" --work "$work/port" \
+		--report "$tmp/r.txt" >"$tmp/r.log" 2>&1 || rc=$?
+	[ "$rc" = 0 ] && ok "the vendor series ports onto the pristine ROCm source: exit 0" || { cat "$tmp/r.log"; bad "exit $rc"; }
+	grep -q '^result: 0 conflict(s)' "$tmp/r.txt" && ok "$(grep '^result:' "$tmp/r.txt")" || bad "report: $(grep '^result:' "$tmp/r.txt" || true)"
+	! grep -q '^      !' "$tmp/r.txt" && ok "no finding" || { grep '^      !' "$tmp/r.txt"; bad "findings on the pristine source"; }
+	echo "port vendor test (rocm): $(( $(date +%s) - t0 )) s"
+	verdict "port vendor test (rocm)"
+	exit 0
+fi
+
+# --- the box tree: the vendor's code with the box's local edits ------------------------------------------
+vendor_repo "$tmp/box"
+python3 - "$tmp/box/amd/amdkfd" <<'EOF'
+import sys
+d = sys.argv[1]
+
+def edit(name, old, new, count=1):
+    p = f"{d}/{name}"
+    s = open(p).read()
+    assert s.count(old) >= 1, (name, old)
+    open(p, "w").write(s.replace(old, new, count))
+
+# The box's own queue slot choice.
+edit("kfd_process_queue_manager.c",
+     "\tfound = find_first_zero_bit(pqm->queue_slot_bitmap,\n\t\t\tKFD_MAX_NUM_OF_QUEUES_PER_PROCESS);\n",
+     "\t/* box experiment: start at a per-process offset */\n"
+     "\tfound = find_next_zero_bit(pqm->queue_slot_bitmap,\n\t\t\tKFD_MAX_NUM_OF_QUEUES_PER_PROCESS,\n"
+     "\t\t\t(pqm->process->pasid % 8) * 8);\n"
+     "\tif (found >= KFD_MAX_NUM_OF_QUEUES_PER_PROCESS)\n"
+     "\t\tfound = find_first_zero_bit(pqm->queue_slot_bitmap,\n\t\t\t\tKFD_MAX_NUM_OF_QUEUES_PER_PROCESS);\n")
+# The box's counters inside map_queues_cpsch().
+edit("kfd_device_queue_manager.c",
+     "static int map_queues_cpsch(struct device_queue_manager *dqm)\n{",
+     "static unsigned long box_runlists, box_runlist_failures;\n\n"
+     "static int map_queues_cpsch(struct device_queue_manager *dqm)\n{")
+edit("kfd_device_queue_manager.c",
+     "\tretval = pm_send_runlist(&dqm->packet_mgr, &dqm->queues);\n\tpr_debug(\"%s sent runlist\\n\", __func__);\n",
+     "\tbox_runlists++;\n\tretval = pm_send_runlist(&dqm->packet_mgr, &dqm->queues);\n"
+     "\tif (retval)\n\t\tbox_runlist_failures++;\n\tpr_debug(\"%s sent runlist\\n\", __func__);\n")
+# pm_calc_rlib_size(): the box went back to upstream's form of the check and
+# prints the reasons afterwards, so git merges the first patch here alone.
+edit("kfd_packet_manager.c",
+     "\t*over_subscription = 0;\n\n\tif (node->max_proc_per_quantum > 1)\n\t\tmax_proc_per_quantum = node->max_proc_per_quantum;\n\n"
+     "\tif (process_count > max_proc_per_quantum)\n\t\t*over_subscription |= OVER_SUBSCRIPTION_PROCESS_COUNT;\n"
+     "\tif (compute_queue_count > get_cp_queues_num(pm->dqm))\n\t\t*over_subscription |= OVER_SUBSCRIPTION_COMPUTE_QUEUE_COUNT;\n"
+     "\tif (gws_queue_count > 1)\n\t\t*over_subscription |= OVER_SUBSCRIPTION_GWS_QUEUE_COUNT;\n\n"
+     "\tif (*over_subscription)\n\t\tdev_dbg(dev, \"Over subscribed runlist\\n\");\n",
+     "\t*over_subscription = false;\n\n\tif (node->max_proc_per_quantum > 1)\n\t\tmax_proc_per_quantum = node->max_proc_per_quantum;\n\n"
+     "\tif ((process_count > max_proc_per_quantum) ||\n\t    compute_queue_count > get_cp_queues_num(pm->dqm) ||\n"
+     "\t    gws_queue_count > 1) {\n\t\t*over_subscription = true;\n\t\tdev_dbg(dev, \"Over subscribed runlist\\n\");\n\t}\n")
+edit("kfd_packet_manager.c",
+     "\tdev_dbg(dev, \"runlist ib size %d\\n\", *rlib_size);\n}",
+     "\tdev_dbg(dev, \"runlist ib size %d\\n\", *rlib_size);\n"
+     "\tdev_dbg(dev, \"box: %u compute queues, %u GWS queues\\n\", compute_queue_count, gws_queue_count);\n}")
+EOF
+git -C "$tmp/box" -c user.name=box -c user.email=box@example.org commit -q -a -m "box: local experiments"
+box_head=$(git -C "$tmp/box" rev-parse HEAD)
+ok "box tree: the vendor's ${dirs[*]} plus 3 local edits"
+
+# --- keep-going survey, with --pristine ---------------------------------------------------------------------------
+t1=$(date +%s)
+rc=0
+"$port" "$tmp/box" --series "$series" --keep-going --pristine "$tarball" --work "$work/box" --report "$tmp/k.txt" >"$tmp/k.log" 2>&1 || rc=$?
+cat "$tmp/k.txt"
+[ "$rc" = 1 ] && ok "survey: exit 1 ($(( $(date +%s) - t1 )) s)" || { tail -n 20 "$tmp/k.log"; bad "survey: exit $rc"; }
+
+# 1. pm_calc_rlib_size(): git merged kfd_packet_manager.c by itself.
+[[ $(status_of "$tmp/k.txt" 0001) == CONFLICT* ]] && ok "0001: CONFLICT" || bad "0001: $(status_of "$tmp/k.txt" 0001)"
+[ -z "$(finding "$tmp/k.txt" 0001 'kfd_packet_manager.c:.* conflict:')" ] &&
+	ok "case 1: git left no conflict marker in kfd_packet_manager.c (an automatic merge)" || bad "case 1: kfd_packet_manager.c conflicted: the case no longer shows an automatic merge"
+f=$(finding "$tmp/k.txt" 0001 '! amd/amdkfd/kfd_packet_manager.c:[0-9]+ pm_calc_rlib_size\(\) \[local\] declaration: .*compute_queue_count')
+[ -n "$f" ] && ok "case 1 reported:${f#      }" || bad "case 1: the dropped declaration of compute_queue_count in pm_calc_rlib_size() is not reported"
+[ -n "$(finding "$tmp/k.txt" 0001 'pm_calc_rlib_size\(\) .*declaration: .*gws_queue_count')" ] && ok "case 1: gws_queue_count too" || bad "case 1: gws_queue_count not reported"
+
+# 2. kfd_priv.h: keeping both sides would put the field into struct kfd_bo.
+f=$(finding "$tmp/k.txt" 0005 '! amd/amdkfd/kfd_priv.h:[0-9]+ struct kfd_dev \[base\] wrong-scope: .*struct kfd_bo.*struct kfd_dev')
+[ -n "$f" ] && ok "case 2 reported:${f#      }" || bad "case 2: kfd_priv.h struct kfd_bo not reported"
+[[ $(status_of "$tmp/k.txt" 0005) == CONFLICT* ]] && ok "0005: CONFLICT" || bad "0005: $(status_of "$tmp/k.txt" 0005)"
+sed -n '/^struct kfd_bo {/,/^};/p' "$work/box/amd/amdkfd/kfd_priv.h" | grep -q 'kfd_mp_dev' &&
+	bad "case 2: the survey branch has the field in struct kfd_bo" || ok "case 2: struct kfd_bo of the survey branch has no new field"
+f=$(finding "$tmp/k.txt" 0005 '  amd/amdkfd/kfd_priv.h:[0-9]+ struct kfd_process_device .* both-kept:')
+[ -n "$f" ] && ok "0005: the insert/insert in struct kfd_process_device is kept (right struct):${f#      }" || bad "0005: struct kfd_process_device both-kept not reported"
+
+# 3. update_queue(): the hunk lands in update_queue_locked().
+f=$(finding "$tmp/k.txt" 0010 '! amd/amdkfd/kfd_device_queue_manager.c:[0-9]+ update_queue_locked\(\) \[base\] wrong-scope: .*update_queue\(\)')
+[ -n "$f" ] && ok "case 3 reported:${f#      }" || bad "case 3: the hunk in update_queue_locked() is not reported"
+f=$(finding "$tmp/k.txt" 0010 'update_queue_locked\(\) .*lock: .*release a lock it does not take.*update_queue\(\)')
+[ -n "$f" ] && ok "case 3, lock balance:${f#      }" || bad "case 3: the lock imbalance is not reported"
+[[ $(status_of "$tmp/k.txt" 0010) == CONFLICT* ]] && ok "0010: CONFLICT" || bad "0010: $(status_of "$tmp/k.txt" 0010)"
+
+# Local edits and the vendor's own differences.
+f=$(finding "$tmp/k.txt" 0005 'kfd_process_queue_manager.c:[0-9]+ find_available_queue_slot\(\) \[local\] conflict:')
+[ -n "$f" ] && ok "local edit reported:${f#      }" || bad "find_available_queue_slot() conflict not reported as local"
+f=$(finding "$tmp/k.txt" 0001 'kfd_device_queue_manager.c:[0-9]+ map_queues_cpsch\(\) \[local\] conflict:')
+[ -n "$f" ] && ok "local edit reported:${f#      }" || bad "map_queues_cpsch() conflict not reported as local"
+f=$(finding "$tmp/k.txt" 0001 'amd/amdkfd/Makefile:[0-9]+ top level \[base\] conflict:')
+[ -n "$f" ] && ok "vendor difference reported:${f#      }" || bad "the Makefile conflict (ROCm-only objects) not reported as base"
+# Later patches do not fail just because an earlier one conflicted.
+! grep -qE '^      ! amd/amdkfd/kfd_mp[a-z_]*\.[ch]:' "$tmp/k.txt" && ok "no conflict in the series' own kfd_mp*.[ch] files (no cascade)" ||
+	bad "cascade: conflicts in kfd_mp*.[ch]"
+[ "$(git -C "$tmp/box" rev-parse HEAD)" = "$box_head" ] && [ -z "$(git -C "$tmp/box" status --porcelain)" ] &&
+	[ "$(git -C "$tmp/box" symbolic-ref --short HEAD)" = vendor ] && ok "DEST unchanged: same HEAD, branch, clean" || bad "DEST was changed"
+grep -q "^DEST $tmp/box is unchanged" "$tmp/k.txt" && ok "the report says so" || bad "report: DEST line"
+
+# --- stop mode: the session stays open in the work tree --------------------------------------------------------------
+rc=0
+"$port" "$tmp/box" --series "$series" --work "$work/stop" --branch kfdmp-stop --report "$tmp/s.txt" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] && [[ $(status_of "$tmp/s.txt" 0001) == CONFLICT* ]] && [[ $(status_of "$tmp/s.txt" 0002) == "not tried"* ]] &&
+	ok "stop mode: 0001 CONFLICT, 0002 not tried" || { cat "$tmp/s.txt"; bad "stop mode: exit $rc"; }
+gd=$(git -C "$work/stop" rev-parse --absolute-git-dir)
+[ -d "$gd/rebase-apply" ] && [ "$(cat "$gd/rebase-apply/last")" -gt 1 ] && grep -q '^<<<<<<<' "$work/stop/amd/amdkfd/kfd_device_queue_manager.c" &&
+	ok "stop mode: git am session open in the work tree with markers, the later patches queued ($(cat "$gd/rebase-apply/last") in all)" ||
+	bad "stop mode: no open session with the rest queued"
+[ -n "$(finding "$tmp/s.txt" 0001 'pm_calc_rlib_size\(\) \[\?\] declaration:')" ] && ok "stop mode: the automatic wrong merge is reported too; without --pristine its origin is ?" ||
+	bad "stop mode: the wrong merge is not reported"
+[ "$(git -C "$tmp/box" rev-parse HEAD)" = "$box_head" ] && [ -z "$(git -C "$tmp/box" status --porcelain)" ] && ok "stop mode: DEST unchanged" || bad "stop mode: DEST changed"
+
+# --- usage errors ---------------------------------------------------------------------------------------------------------
+out=$("$port" "$tmp/box" --series "$series" --work "$work/box" 2>&1) && bad "an existing --work was not refused" ||
+	{ grep -q 'exists (--force' <<<"$out" && ok "an existing --work is refused: $out" || bad "refusal message: $out"; }
+out=$("$port" "$tmp/box" --series "$series" --base /nonexistent 2>&1) && bad "--base /nonexistent accepted" || ok "bad --base: $out"
+out=$("$port" "$tmp/box" --series "$series" --base "$tarball" --work "$work/wb" 2>&1) && bad "a wrong base was accepted" ||
+	{ grep -q 'is not the base of' <<<"$out" && ok "a base the series does not apply to is refused: ${out:0:150}" || bad "wrong base: $out"; }
+out=$("$port" "$tmp/box" --series "$series" --keep-going --frobnicate 2>&1) && bad "unknown option accepted" || ok "unknown option: $out"
+
+# --- the dkms build: the tree's own Makefile, pre-build.sh's four arguments, on a copy ------------------------------------
+if [ -f "$vsrc/Makefile" ] && [ -f "$vsrc/amd/dkms/pre-build.sh" ]; then
+	b=$tmp/buildable
+	mkdir -p "$b/amd"
+	# amd/amdkfd of the upstream series' base, so that the series applies
+	if git -C "${TREE:-$BUILD/tree}" rev-parse -q --verify kfdmp-base >/dev/null 2>&1; then
+		git -C "${TREE:-$BUILD/tree}" archive kfdmp-base drivers/gpu/drm/amd/amdkfd | tar -x -C "$tmp"
+	else
+		tar -x -C "$tmp" -f "${KSRC:-/usr/src/linux-source-6.12.tar.xz}" --wildcards --strip-components=1 '*/drivers/gpu/drm/amd/amdkfd/*'
+	fi
+	mv "$tmp/drivers/gpu/drm/amd/amdkfd" "$b/amd/amdkfd"
+	cp "$vsrc/Makefile" "$b/Makefile"
+	mkdir -p "$b/amd/dkms/config"
+	# pre-build.sh as far as the arguments go: it records them, links the
+	# build directory, writes .env there and edits a source (sed -i), as the
+	# real one does; configure's config.h is empty: the sanity check passes.
+	cat >"$b/amd/dkms/pre-build.sh" <<'EOF'
+#!/bin/bash
+printf '%s\n' "$#" "$@" >"$KFDMP_TEST_ARGS"
+mkdir -p amd/dkms/config
+ln -s "$2" "$3" || exit 1
+echo "PATH=$PATH" >"$3/.env" || exit 1
+sed -i 's/^/\/\* edited by pre-build \*\/ /' amd/amdkfd/kfd_priv.h
+: >amd/dkms/config/config.h
+EOF
+	# shellcheck disable=SC2016 # expands when it runs
+	printf '#!/bin/sh\necho "post-build $1" >>"$KFDMP_TEST_ARGS.post"\n' >"$b/amd/dkms/post-build.sh"
+	chmod +x "$b/amd/dkms/pre-build.sh" "$b/amd/dkms/post-build.sh"
+	kd=$tmp/kdir
+	mkdir -p "$kd/include/config"
+	printf 'CONFIG_DRM=y\nCONFIG_KALLSYMS=y\n' >"$kd/include/config/auto.conf"
+	# shellcheck disable=SC2016 # make's $(M)
+	printf 'modules:\n\tmkdir -p $(M)/amd/amdgpu && echo fake >$(M)/amd/amdgpu/amdgpu.ko\n' >"$kd/Makefile"
+	git -C "$b" init -q -b vendor && git -C "$b" add -A -f . && git -C "$b" -c user.name=v -c user.email=v@v commit -q -m v
+	rc=0
+	KFDMP_TEST_ARGS=$tmp/args KDIR=$kd KVER=5.10.0-32-amd64 "$port" "$b" --series "$series" --work "$work/b" --build >"$tmp/b.log" 2>&1 || rc=$?
+	mapfile -t args <"$tmp/args" 2>/dev/null || args=()
+	[ "$rc" = 0 ] && ok "--build on the dkms layout: exit 0" || { tail -n 20 "$tmp/b.log"; bad "--build: exit $rc"; }
+	[ "${args[0]:-}" = 4 ] && [ "${args[1]}" = 5.10.0-32-amd64 ] && [ "${args[2]}" = "$work/b.build" ] && [[ ${args[3]} == /tmp/amd.* ]] && [ -n "${args[4]}" ] &&
+		ok "pre-build.sh got its four arguments: ${args[*]:1}" || bad "pre-build.sh arguments: ${args[*]:-none}"
+	[ -L "${args[3]:-/nonexistent}" ] && [ -f "${args[3]}/.env" ] && ok "its ln -s worked and .env is in the build directory" || bad "no link or .env"
+	[ -f "$tmp/args.post" ] && ok "post-build.sh ran (the tree's Makefile did the build)" || bad "post-build.sh did not run"
+	grep -q 'edited by pre-build' "$work/b.build/amd/amdkfd/kfd_priv.h" && ! grep -q 'edited by pre-build' "$work/b/amd/amdkfd/kfd_priv.h" "$b/amd/amdkfd/kfd_priv.h" &&
+		ok "pre-build.sh edited the build copy only: the work tree and DEST are untouched" || bad "pre-build.sh edited the work tree or DEST"
+	grep -q 'built .*/amd/amdgpu/amdgpu.ko' "$tmp/b.log" && ok "the built modules are listed" || bad "no module listed"
+	rm -f "${args[3]:-/nonexistent}"
+	# The sanity check: a config.h that says the headers lack dma_resv->seq stops the build.
+	sed -i 's|^: >amd/dkms/config/config.h|echo "#define HAVE_DMA_RESV_SEQ_BUG 1" >amd/dkms/config/config.h|' "$b/amd/dkms/pre-build.sh"
+	git -C "$b" -c user.name=v -c user.email=v@v commit -q -a -m "v2"
+	rc=0
+	KFDMP_TEST_ARGS=$tmp/args2 KDIR=$kd KVER=5.10.0-32-amd64 "$port" "$b" --series "$series" --work "$work/b2" --branch p2 --build >"$tmp/b2.log" 2>&1 || rc=$?
+	[ "$rc" = 1 ] && grep -q 'dma_resv->seq is missing' "$tmp/b2.log" && ok "the headers' sanity check runs and stops the build" ||
+		{ tail -n 10 "$tmp/b2.log"; bad "sanity check: exit $rc"; }
+	rm -f "$(sed -n 4p "$tmp/args2" 2>/dev/null)"
+else
+	echo "SKIP part: the tarball has no top-level Makefile or amd/dkms/pre-build.sh"
+fi
+echo "port vendor test (upstream): $(( $(date +%s) - t0 )) s"
+verdict "port vendor test (upstream)"
