@@ -373,6 +373,15 @@ load_matrix() {
 # define is a warning; a real run refuses it (insmod would ignore it and the
 # configuration would silently run stock).
 PARAMS_SOURCE_DESC=
+# params_series: the series the loaded driver carries (both define the same
+# parameters): rocm-6.4 for the amdgpu-dkms stack, linux-6.12 otherwise,
+# patches/ itself before the split.
+params_series() {
+	local c
+	if [ "$STACK" = dkms ]; then c="rocm-6.4 linux-6.12"; else c="linux-6.12 rocm-6.4"; fi
+	for c in $c; do [ -d "$ROOT/patches/$c" ] && { echo "$ROOT/patches/$c"; return; }; done
+	echo "$ROOT/patches"
+}
 validate_params() {
 	local args=(validate "$MATRIX" --configs "$CONFIGS" "$@") from=$PARAMS_FROM rc=0 out unknown
 	if [ "$from" = auto ]; then
@@ -381,11 +390,11 @@ validate_params() {
 	case $from in
 	modinfo)
 		[ -f "$MODULE" ] || { check params fail "--params-from modinfo: no module at $MODULE"; return 1; }
-		args+=(--modinfo "$MODULE" --series "$ROOT/patches")
-		PARAMS_SOURCE_DESC="modinfo -p of the built module $MODULE ($(date -r "$MODULE" '+%F %T')), value rules from the series in patches/" ;;
+		args+=(--modinfo "$MODULE" --series "$(params_series)")
+		PARAMS_SOURCE_DESC="modinfo -p of the built module $MODULE ($(date -r "$MODULE" '+%F %T')), value rules from the series in $(params_series | sed "s|^$ROOT/||")" ;;
 	series)
-		args+=(--series "$ROOT/patches")
-		PARAMS_SOURCE_DESC="the parameters the series in patches/ defines (no built module at $MODULE)" ;;
+		args+=(--series "$(params_series)")
+		PARAMS_SOURCE_DESC="the parameters the series in $(params_series | sed "s|^$ROOT/||") defines (no built module at $MODULE)" ;;
 	esac
 	step "parameters of ${#MATRIX_ROWS[@]} configurations"
 	out=$(python3 "$PARAMS_PY" "${args[@]}") || rc=$?
