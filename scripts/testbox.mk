@@ -5,16 +5,21 @@
 #                         the harness, report, restore the stock driver
 #                         (root, a gfx9.4.x GPU; see scripts/testbox.sh --help)
 #   make testbox-dry-run  the same walk without changing anything (any machine)
-#   make dkms-install     stage build/tree for DKMS and dkms add/build/install
-#                         (DRY_RUN=1: print the steps)
-#   make dkms-remove      dkms remove it again
+#   make dkms-install     stage the patched tree for DKMS under its own name,
+#                         amdgpu-kfdmp, and dkms add/build/install: on an
+#                         amdgpu-dkms box the patched vendor tree (version
+#                         <vendor version>-kfdmp), else build/tree (DRY_RUN=1:
+#                         print the steps)
+#   make dkms-remove      dkms remove it again (and reinstall the stock
+#                         amdgpu-dkms modules it replaced)
 #   make port DEST=DIR    apply the series to another driver tree (PORT_ARGS:
 #                         --layout dkms, --keep-going, --build, ...)
 #
 # TESTBOX_ARGS go to scripts/testbox.sh, e.g.
 #   make testbox TESTBOX_ARGS="--configs stock,all --repeat 5"
 # KVER defaults to the running kernel for these targets (the module is
-# loaded here); DRY_RUN and FORCE are passed through the environment.
+# loaded here); KSRC picks the amdgpu-dkms source (default: the newest
+# /usr/src/amdgpu-*); DRY_RUN and FORCE are passed through the environment.
 TESTBOX_ARGS ?=
 PORT_ARGS ?=
 TESTBOX_KVER = $(if $(KVER),$(KVER),$(shell uname -r))

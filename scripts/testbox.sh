@@ -373,6 +373,15 @@ load_matrix() {
 # define is a warning; a real run refuses it (insmod would ignore it and the
 # configuration would silently run stock).
 PARAMS_SOURCE_DESC=
+# params_series: the series the loaded driver carries (both define the same
+# parameters): rocm-6.4 for the amdgpu-dkms stack, linux-6.12 otherwise,
+# patches/ itself before the split.
+params_series() {
+	local c
+	if [ "$STACK" = dkms ]; then c="rocm-6.4 linux-6.12"; else c="linux-6.12 rocm-6.4"; fi
+	for c in $c; do [ -d "$ROOT/patches/$c" ] && { echo "$ROOT/patches/$c"; return; }; done
+	echo "$ROOT/patches"
+}
 validate_params() {
 	local args=(validate "$MATRIX" --configs "$CONFIGS" "$@") from=$PARAMS_FROM rc=0 out unknown
 	if [ "$from" = auto ]; then
@@ -381,11 +390,11 @@ validate_params() {
 	case $from in
 	modinfo)
 		[ -f "$MODULE" ] || { check params fail "--params-from modinfo: no module at $MODULE"; return 1; }
-		args+=(--modinfo "$MODULE" --series "$ROOT/patches")
-		PARAMS_SOURCE_DESC="modinfo -p of the built module $MODULE ($(date -r "$MODULE" '+%F %T')), value rules from the series in patches/" ;;
+		args+=(--modinfo "$MODULE" --series "$(params_series)")
+		PARAMS_SOURCE_DESC="modinfo -p of the built module $MODULE ($(date -r "$MODULE" '+%F %T')), value rules from the series in $(params_series | sed "s|^$ROOT/||")" ;;
 	series)
-		args+=(--series "$ROOT/patches")
-		PARAMS_SOURCE_DESC="the parameters the series in patches/ defines (no built module at $MODULE)" ;;
+		args+=(--series "$(params_series)")
+		PARAMS_SOURCE_DESC="the parameters the series in $(params_series | sed "s|^$ROOT/||") defines (no built module at $MODULE)" ;;
 	esac
 	step "parameters of ${#MATRIX_ROWS[@]} configurations"
 	out=$(python3 "$PARAMS_PY" "${args[@]}") || rc=$?
@@ -871,17 +880,71 @@ cmd_run() {
 }
 
 # --- DKMS -----------------------------------------------------------------------------------
+# Two kinds of install, as detect_stack decides:
+#   upstream  build/tree (drivers/gpu/drm/amd, kernel layout), the top-level
+#             Kbuild and dkms.conf: amdgpu-kfdmp <series base>-kfdmp.<commit>
+#   vendor    the patched amdgpu-dkms tree that make modules KSRC=... prepared
+#             (VENDOR_TREE, default build/tree-rocm), whole, with its own
+#             dkms.conf renamed: amdgpu-kfdmp <vendor version>-kfdmp, so the
+#             stock amdgpu package stays registered beside it. Its modules
+#             have the stock ones' names, so dkms install is forced, and
+#             dkms-remove reinstalls the stock package's modules for KVER.
+VENDOR_TREE=${VENDOR_TREE:-$BUILD/tree-rocm}
+dkms_kind() {
+	detect_stack
+	if [ "$STACK" = dkms ]; then echo vendor; else echo upstream; fi
+}
+
 dkms_version() {
-	local head
+	local head ver
+	detect_stack
+	if [ "$STACK" = dkms ]; then
+		git -C "$VENDOR_TREE" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
+			die "no patched amdgpu-dkms tree at $VENDOR_TREE (make modules KSRC=${SRC:-<amdgpu-dkms source>} prepares it)"
+		ver=$(git -C "$VENDOR_TREE" show HEAD:dkms.conf 2>/dev/null | sed -n 's/^PACKAGE_VERSION=//p' | head -n1 | tr -d "\"'")
+		[ -n "$ver" ] || die "$VENDOR_TREE has no PACKAGE_VERSION in its dkms.conf"
+		echo "$ver-kfdmp"
+		return
+	fi
 	head=$(git -C "$TREE" rev-parse --short=10 HEAD 2>/dev/null) || die "no prepared tree at $TREE (make tree)"
 	echo "$SERIES_BASE-kfdmp.$head"
 }
 
+# stock_dkms: the stock amdgpu package DKMS installed for KVER, as NAME/VERSION.
+stock_dkms() {
+	command -v dkms >/dev/null || return 0
+	# dkms 3: "amdgpu/VER, KVER, ARCH: installed"; dkms 2: "amdgpu, VER, KVER, ARCH: installed"
+	dkms status 2>/dev/null | awk -v k="$KVER" -F', *' '
+		/: installed/ && index($0, k) { n = $1; if (n !~ /\//) n = n "/" $2; if (n ~ /^amdgpu\//) { print n; exit } }'
+}
+
 cmd_dkms_stage() {
-	local dir=$1 ver
+	local dir=$1 ver kind
 	[ -n "$dir" ] || die "usage: $0 dkms-stage DIR"
-	git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1 || die "no prepared tree at $TREE (make tree)"
+	kind=$(dkms_kind)
 	ver=$(dkms_version)
+	if [ "$kind" = vendor ]; then
+		[ -z "$(git -C "$VENDOR_TREE" status --porcelain --untracked-files=no)" ] ||
+			note "warning: $VENDOR_TREE has uncommitted changes; staging HEAD without them"
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		git -C "$VENDOR_TREE" archive --format=tar HEAD | tar -x -C "$dir"
+		sed -i -e "s/^PACKAGE_NAME=.*/PACKAGE_NAME=\"$DKMS_NAME\"/" \
+			-e "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" \
+			-e "s/^AUTOINSTALL=.*/AUTOINSTALL=\"no\"/" "$dir/dkms.conf"
+		grep -q '^AUTOINSTALL=' "$dir/dkms.conf" || echo 'AUTOINSTALL="no"' >>"$dir/dkms.conf"
+		{
+			echo "kind=vendor"
+			echo "tree_head=$(git -C "$VENDOR_TREE" rev-parse HEAD)"
+			echo "vendor_version=${ver%-kfdmp}"
+			echo "series=$(git -C "$VENDOR_TREE" log --format='%h %s' "$BASE_TAG..HEAD" 2>/dev/null | tr '\n' ';')"
+			echo "stock_dkms=$(stock_dkms)"
+			echo "staged_at=$(date -u +%FT%TZ)"
+		} >"$dir/kfdmp-stage.env"
+		note "staged $DKMS_NAME $ver (the patched amdgpu-dkms tree, $(du -sh "$dir" | cut -f1)) in $dir"
+		return
+	fi
+	git -C "$TREE" rev-parse --git-dir >/dev/null 2>&1 || die "no prepared tree at $TREE (make tree)"
 	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no -- drivers/gpu/drm/amd)" ] ||
 		note "warning: $TREE has uncommitted changes under drivers/gpu/drm/amd; staging HEAD without them"
 	rm -rf "$dir"
@@ -891,6 +954,7 @@ cmd_dkms_stage() {
 	sed -e "s/^PACKAGE_NAME=.*/PACKAGE_NAME=\"$DKMS_NAME\"/" \
 		-e "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$ROOT/dkms.conf" >"$dir/dkms.conf"
 	{
+		echo "kind=upstream"
 		echo "tree_head=$(git -C "$TREE" rev-parse HEAD)"
 		echo "series_base=$SERIES_BASE"
 		echo "series=$(git -C "$TREE" log --format='%h %s' "$BASE_TAG..HEAD" | tr '\n' ';')"
@@ -900,22 +964,33 @@ cmd_dkms_stage() {
 }
 
 cmd_dkms_install() {
-	local ver dst
+	local ver dst kind force=() stock
+	kind=$(dkms_kind)
 	ver=$(dkms_version)
 	dst=/usr/src/$DKMS_NAME-$ver
+	[ "$kind" = upstream ] || force=(--force)
+	stock=$(stock_dkms)
 	if [ "${DRY_RUN:-0}" = 1 ]; then
 		DRY=1
-		echo "dkms-install (DRY_RUN=1): would"
-		echo "   stage $TREE HEAD (drivers/gpu/drm/amd), Kbuild and dkms.conf in $dst (scripts/testbox.sh dkms-stage $dst)"
+		echo "dkms-install (DRY_RUN=1, $kind): would"
+		if [ "$kind" = vendor ]; then
+			echo "   stage $VENDOR_TREE HEAD (the patched amdgpu-dkms tree) in $dst, its dkms.conf renamed to $DKMS_NAME $ver (scripts/testbox.sh dkms-stage $dst)"
+		else
+			echo "   stage $TREE HEAD (drivers/gpu/drm/amd), Kbuild and dkms.conf in $dst (scripts/testbox.sh dkms-stage $dst)"
+		fi
 		would dkms add -m "$DKMS_NAME" -v "$ver"
 		would dkms build -m "$DKMS_NAME" -v "$ver" -k "$KVER"
-		would dkms install -m "$DKMS_NAME" -v "$ver" -k "$KVER"
-		echo "   then: modprobe amdgpu loads $DKMS_NAME from /lib/modules/$KVER/updates/dkms; remove with make dkms-remove"
+		would dkms install -m "$DKMS_NAME" -v "$ver" -k "$KVER" "${force[@]}"
+		if [ "$kind" = vendor ]; then
+			echo "   then: modprobe amdgpu loads $DKMS_NAME's seven modules; the stock package ${stock:-amdgpu (none installed for $KVER)} stays registered; make dkms-remove reinstalls its modules"
+		else
+			echo "   then: modprobe amdgpu loads $DKMS_NAME from /lib/modules/$KVER/updates/dkms; remove with make dkms-remove"
+		fi
 		return 0
 	fi
 	[ "$(id -u)" = 0 ] || die "dkms-install needs root"
 	command -v dkms >/dev/null || die "dkms is missing (apt-get install dkms)"
-	[[ $KVER == "$SERIES_MAJMIN".* ]] || die "KVER=$KVER is not a $SERIES_MAJMIN kernel"
+	[ "$kind" = vendor ] || [[ $KVER == "$SERIES_MAJMIN".* ]] || die "KVER=$KVER is not a $SERIES_MAJMIN kernel (the upstream series; on an amdgpu-dkms box give KSRC=/usr/src/amdgpu-...)"
 	if [ -e "$dst" ]; then
 		[ "${FORCE:-0}" = 1 ] || die "$dst exists (FORCE=1 removes $DKMS_NAME/$ver from DKMS and stages again)"
 		dkms remove -m "$DKMS_NAME" -v "$ver" --all || true
@@ -924,22 +999,31 @@ cmd_dkms_install() {
 	cmd_dkms_stage "$dst"
 	dkms add -m "$DKMS_NAME" -v "$ver"
 	dkms build -m "$DKMS_NAME" -v "$ver" -k "$KVER"
-	dkms install -m "$DKMS_NAME" -v "$ver" -k "$KVER"
-	note "installed: the next modprobe amdgpu (and boot) loads the patched module; check: modinfo -n amdgpu"
-	note "if the initramfs holds amdgpu (lsinitramfs /boot/initrd.img-$KVER | grep amdgpu): update-initramfs -u -k $KVER"
+	dkms install -m "$DKMS_NAME" -v "$ver" -k "$KVER" "${force[@]}"
+	note "installed $DKMS_NAME $ver: the next modprobe amdgpu (and boot) loads the patched module$([ "$kind" = vendor ] && echo 's'); check: modinfo -n amdgpu; dkms status"
+	note "if the initramfs holds amdgpu (lsinitramfs /boot/initrd.img-$KVER | grep amdgpu, or lsinitrd): update-initramfs -u -k $KVER, or dracut -f"
 }
 
 cmd_dkms_remove() {
-	local ver
+	local ver dst stock=''
 	ver=$(dkms_version)
+	dst=/usr/src/$DKMS_NAME-$ver
+	[ ! -f "$dst/kfdmp-stage.env" ] || stock=$(sed -n 's/^stock_dkms=//p' "$dst/kfdmp-stage.env")
+	[ -n "$stock" ] || [ "$(dkms_kind)" = upstream ] || stock=$(stock_dkms)
 	if [ "${DRY_RUN:-0}" = 1 ]; then
 		DRY=1
 		would dkms remove -m "$DKMS_NAME" -v "$ver" --all
-		would rm -rf "/usr/src/$DKMS_NAME-$ver"
+		would rm -rf "$dst"
+		[ -z "$stock" ] || would dkms install -m "${stock%%/*}" -v "${stock#*/}" -k "$KVER" --force
 		return 0
 	fi
 	dkms remove -m "$DKMS_NAME" -v "$ver" --all
-	rm -rf "/usr/src/$DKMS_NAME-$ver"
+	rm -rf "$dst"
+	if [ -n "$stock" ]; then
+		# ours replaced the stock package's modules (same names): put them back
+		dkms install -m "${stock%%/*}" -v "${stock#*/}" -k "$KVER" --force
+		note "reinstalled the stock $stock for $KVER"
+	fi
 }
 
 # --- main ----------------------------------------------------------------------------------------

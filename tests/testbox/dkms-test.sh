@@ -15,12 +15,20 @@
 #     at BUILT_MODULE_LOCATION/BUILT_MODULE_NAME.ko with the right vermagic.
 #     Skipped (exit 77) without those headers.
 #  5. `DRY_RUN=1 scripts/testbox.sh dkms-install` prints the dkms steps.
+#  6. the vendor kind (a box with /usr/src/amdgpu-*): the patched amdgpu-dkms
+#     tree (a stub of build/tree-rocm) is staged whole under its own DKMS
+#     name and version, amdgpu-kfdmp <vendor version>-kfdmp, AUTOINSTALL off,
+#     its modules and MAKE line kept; dkms-install and dkms-remove (dry)
+#     print the steps, and dkms-remove reinstalls the stock package.
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../test-lib.sh
 . "$(dirname "$0")/../test-lib.sh"
 scratch dkms-test
+# The upstream kind unless a part says otherwise: no /usr/src/amdgpu-* here.
+export KFDMP_USR_SRC=$tmp/no-usr-src
+unset KSRC
 
 # --- 1. stub tree ------------------------------------------------------------------
 tree=$tmp/tree
@@ -174,4 +182,61 @@ else
 	printf '%s\n' "$out"; bad "DRY_RUN=1 dkms-install"
 fi
 [ ! -e "/usr/src/amdgpu-kfdmp-$want_ver" ] && ok "DRY_RUN=1 left /usr/src alone" || bad "DRY_RUN=1 wrote /usr/src"
+# --- 6. the vendor kind: the patched amdgpu-dkms tree under its own DKMS name -----------------------
+# A stub of the tree make modules KSRC=... prepares (DKMS layout, git, tag
+# kfdmp-base, the series as commits), a box whose /usr/src has the stock
+# amdgpu-dkms source, and a dkms that reports the stock package installed.
+vkver=5.10.134-13.an8.x86_64
+vt=$tmp/tree-rocm
+mkdir -p "$vt/amd/dkms" "$vt/amd/amdkfd" "$tmp/usrsrc/amdgpu-6.12.12-2194681.el8/amd/dkms" "$tmp/bin"
+cat >"$vt/dkms.conf" <<'EOF'
+PACKAGE_NAME="amdgpu"
+PACKAGE_VERSION="6.12.12-2194681.el8"
+AUTOINSTALL="yes"
+BUILT_MODULE_NAME[0]="amdgpu"
+BUILT_MODULE_LOCATION[0]="amd/amdgpu"
+BUILT_MODULE_NAME[1]="amdttm"
+BUILT_MODULE_LOCATION[1]="ttm"
+MAKE[0]="'make' KERNELVER=$kernelver"
+EOF
+cp "$vt/dkms.conf" "$tmp/usrsrc/amdgpu-6.12.12-2194681.el8/dkms.conf"
+printf '#!/bin/bash\n' >"$vt/amd/dkms/pre-build.sh"
+chmod +x "$vt/amd/dkms/pre-build.sh"
+git -C "$vt" init -q -b kfdmp && git -C "$vt" add -A && git -C "$vt" -c user.name=t -c user.email=t@t commit -q -m base && git -C "$vt" tag kfdmp-base
+echo "/* series */" >"$vt/amd/amdkfd/kfd_mp.c"
+git -C "$vt" add -A && git -C "$vt" -c user.name=t -c user.email=t@t commit -q -m "drm/amdkfd: the series"
+# shellcheck disable=SC2016 # expands when it runs
+printf '#!/bin/sh\n[ "$1" = status ] && echo "amdgpu/6.12.12-2194681.el8, %s, x86_64: installed"\nexit 0\n' "$vkver" >"$tmp/bin/dkms"
+chmod +x "$tmp/bin/dkms"
+vtb() { PATH=$tmp/bin:$PATH VENDOR_TREE=$vt KFDMP_USR_SRC=$tmp/usrsrc KVER=$vkver "$root/scripts/testbox.sh" "$@"; }
+vver=6.12.12-2194681.el8-kfdmp
+if vtb dkms-stage "$tmp/vstaged" >"$tmp/vstage.log" 2>&1; then ok "vendor dkms-stage: $(tail -n1 "$tmp/vstage.log")"
+else cat "$tmp/vstage.log"; bad "vendor dkms-stage failed"; fi
+vconf=$(
+	# shellcheck disable=SC2034 # read by dkms.conf
+	kernelver=$vkver
+	# shellcheck disable=SC1091
+	. "$tmp/vstaged/dkms.conf"
+	# shellcheck disable=SC2031 # set by the sourced dkms.conf in this subshell
+	printf '%s\n' "$PACKAGE_NAME" "$PACKAGE_VERSION" "$AUTOINSTALL" "${#BUILT_MODULE_NAME[@]}" "${MAKE[0]}"
+)
+mapfile -t v <<<"$vconf"
+[ "${v[0]}" = amdgpu-kfdmp ] && [ "${v[1]}" = "$vver" ] && ok "vendor: its own DKMS name and version: ${v[0]} ${v[1]} (the stock package is amdgpu 6.12.12-2194681.el8)" ||
+	bad "vendor: PACKAGE_NAME/VERSION '${v[0]}' '${v[1]}'"
+[ "${v[2]}" = no ] && ok "vendor: AUTOINSTALL no" || bad "vendor: AUTOINSTALL '${v[2]}'"
+[ "${v[3]}" = 2 ] && [ "${v[4]}" = "'make' KERNELVER=$vkver" ] && ok "vendor: the tree's modules and MAKE line kept: ${v[4]}" || bad "vendor: modules/MAKE changed: ${v[3]} '${v[4]}'"
+[ -f "$tmp/vstaged/amd/amdkfd/kfd_mp.c" ] && [ -x "$tmp/vstaged/amd/dkms/pre-build.sh" ] && ok "vendor: the whole patched tree is staged" || bad "vendor: stage incomplete"
+grep -q '^kind=vendor$' "$tmp/vstaged/kfdmp-stage.env" && grep -q '^stock_dkms=amdgpu/6.12.12-2194681.el8$' "$tmp/vstaged/kfdmp-stage.env" &&
+	ok "vendor: kfdmp-stage.env records the stock package for dkms-remove" || { cat "$tmp/vstaged/kfdmp-stage.env"; bad "vendor: kfdmp-stage.env"; }
+out=$(DRY_RUN=1 vtb dkms-install 2>&1) || true
+grep -q "would run: dkms add -m amdgpu-kfdmp -v $vver" <<<"$out" && grep -q "would run: dkms install -m amdgpu-kfdmp -v $vver -k $vkver --force" <<<"$out" &&
+	grep -q "/usr/src/amdgpu-kfdmp-$vver" <<<"$out" && ok "vendor: DRY_RUN=1 dkms-install stages /usr/src/amdgpu-kfdmp-$vver and runs dkms add/build/install" ||
+	{ printf '%s\n' "$out"; bad "vendor: DRY_RUN=1 dkms-install"; }
+out=$(DRY_RUN=1 vtb dkms-remove 2>&1) || true
+grep -q "would run: dkms remove -m amdgpu-kfdmp -v $vver --all" <<<"$out" && grep -q "would run: rm -rf /usr/src/amdgpu-kfdmp-$vver" <<<"$out" &&
+	grep -q "would run: dkms install -m amdgpu -v 6.12.12-2194681.el8 -k $vkver --force" <<<"$out" &&
+	ok "vendor: DRY_RUN=1 dkms-remove removes ours and reinstalls the stock package's modules" || { printf '%s\n' "$out"; bad "vendor: DRY_RUN=1 dkms-remove"; }
+out=$(DRY_RUN=1 VENDOR_TREE=$tmp/none PATH=$tmp/bin:$PATH KFDMP_USR_SRC=$tmp/usrsrc KVER=$vkver "$root/scripts/testbox.sh" dkms-install 2>&1) &&
+	bad "vendor: no patched tree was not refused" || { grep -q 'make modules KSRC=' <<<"$out" && ok "vendor: without the patched tree: $out" || bad "vendor: message: $out"; }
+[ ! -e "/usr/src/amdgpu-kfdmp-$vver" ] && ok "vendor: DRY_RUN=1 left /usr/src alone" || bad "vendor: DRY_RUN=1 wrote /usr/src"
 verdict "dkms test"

@@ -6,12 +6,15 @@
 #   port-vendor-test.sh [upstream]   the upstream series (patches/linux-6.12,
 #       or patches/) on a "box" tree: the vendor's amd/amdkfd with scripted
 #       local edits like the test box's (its own find_available_queue_slot(),
-#       counters inside map_queues_cpsch(), and a pm_calc_rlib_size() that
-#       makes git merge the first patch there without a conflict). The three
-#       wrong merges are regression cases; each must be reported as a
-#       conflict, with file, function and origin:
+#       counters inside map_queues_cpsch(), and a pm_calc_rlib_size() in
+#       upstream's form that prints the reasons afterwards). The three wrong
+#       merges are regression cases; each must be reported as a conflict,
+#       with file, function and origin, wherever in the series it happens:
 #         1. pm_calc_rlib_size(): the merge drops declarations the vendor
-#            code still uses (git merged that file by itself)
+#            code still uses. The series no longer changes that function, so
+#            the case is the first series' hunk, made at test time as a
+#            one-patch series on the upstream base: git merges it by itself,
+#            and the port must still report CONFLICT
 #         2. kfd_priv.h: keeping both sides puts the new field of struct
 #            kfd_dev into struct kfd_bo
 #         3. update_queue(): the hunk lands in update_queue_locked(), which
@@ -80,8 +83,11 @@ vendor_repo() {
 	git -C "$1" add -A -f .
 	git -C "$1" -c user.name=vendor -c user.email=vendor@example.org commit -q -m "amdgpu-dkms $(basename "$tarball") (${dirs[*]})"
 }
-finding() { # REPORT NNNN REGEX: the finding lines of patch NNNN matching REGEX
-	awk -v n="$2" '/^  [0-9][0-9][0-9][0-9]-/ { cur = ($1 ~ "^"n"-") ; next } cur && /^      / { print }' "$1" | grep -E "$3" || true
+finding() { # REPORT NNNN|any REGEX: the finding lines of patch NNNN (or of any) matching REGEX
+	awk -v n="$2" '/^  [0-9][0-9][0-9][0-9]-/ { cur = (n == "any" || $1 ~ "^"n"-") ; next } cur && /^      / { print }' "$1" | grep -E "$3" || true
+}
+patch_of() { # REPORT REGEX: the NNNN of the patch under which a finding matches REGEX
+	awk '/^  [0-9][0-9][0-9][0-9]-/ { cur = substr($1, 1, 4); next } /^      / { print cur "\t" $0 }' "$1" | grep -E "$2" | head -n1 | cut -f1
 }
 status_of() { awk -v n="$2" '$1 ~ "^"n"-" { $1 = ""; sub(/^ +/, ""); print; exit }' "$1"; }
 
@@ -154,36 +160,30 @@ rc=0
 cat "$tmp/k.txt"
 [ "$rc" = 1 ] && ok "survey: exit 1 ($(( $(date +%s) - t1 )) s)" || { tail -n 20 "$tmp/k.log"; bad "survey: exit $rc"; }
 
-# 1. pm_calc_rlib_size(): git merged kfd_packet_manager.c by itself.
-[[ $(status_of "$tmp/k.txt" 0001) == CONFLICT* ]] && ok "0001: CONFLICT" || bad "0001: $(status_of "$tmp/k.txt" 0001)"
-[ -z "$(finding "$tmp/k.txt" 0001 'kfd_packet_manager.c:.* conflict:')" ] &&
-	ok "case 1: git left no conflict marker in kfd_packet_manager.c (an automatic merge)" || bad "case 1: kfd_packet_manager.c conflicted: the case no longer shows an automatic merge"
-f=$(finding "$tmp/k.txt" 0001 '! amd/amdkfd/kfd_packet_manager.c:[0-9]+ pm_calc_rlib_size\(\) \[local\] declaration: .*compute_queue_count')
-[ -n "$f" ] && ok "case 1 reported:${f#      }" || bad "case 1: the dropped declaration of compute_queue_count in pm_calc_rlib_size() is not reported"
-[ -n "$(finding "$tmp/k.txt" 0001 'pm_calc_rlib_size\(\) .*declaration: .*gws_queue_count')" ] && ok "case 1: gws_queue_count too" || bad "case 1: gws_queue_count not reported"
-
 # 2. kfd_priv.h: keeping both sides would put the field into struct kfd_bo.
-f=$(finding "$tmp/k.txt" 0005 '! amd/amdkfd/kfd_priv.h:[0-9]+ struct kfd_dev \[base\] wrong-scope: .*struct kfd_bo.*struct kfd_dev')
-[ -n "$f" ] && ok "case 2 reported:${f#      }" || bad "case 2: kfd_priv.h struct kfd_bo not reported"
-[[ $(status_of "$tmp/k.txt" 0005) == CONFLICT* ]] && ok "0005: CONFLICT" || bad "0005: $(status_of "$tmp/k.txt" 0005)"
+re2='! amd/amdkfd/kfd_priv.h:[0-9]+ struct kfd_dev \[base\] wrong-scope: .*struct kfd_bo.*struct kfd_dev'
+f=$(finding "$tmp/k.txt" any "$re2") n2=$(patch_of "$tmp/k.txt" "$re2")
+[ -n "$f" ] && ok "case 2 reported under $n2:${f#      }" || bad "case 2: kfd_priv.h struct kfd_bo not reported"
+[[ $(status_of "$tmp/k.txt" "${n2:-none}") == CONFLICT* ]] && ok "$n2: CONFLICT" || bad "case 2: patch ${n2:-?} is '$(status_of "$tmp/k.txt" "${n2:-none}")'"
 sed -n '/^struct kfd_bo {/,/^};/p' "$work/box/amd/amdkfd/kfd_priv.h" | grep -q 'kfd_mp_dev' &&
 	bad "case 2: the survey branch has the field in struct kfd_bo" || ok "case 2: struct kfd_bo of the survey branch has no new field"
-f=$(finding "$tmp/k.txt" 0005 '  amd/amdkfd/kfd_priv.h:[0-9]+ struct kfd_process_device .* both-kept:')
-[ -n "$f" ] && ok "0005: the insert/insert in struct kfd_process_device is kept (right struct):${f#      }" || bad "0005: struct kfd_process_device both-kept not reported"
+f=$(finding "$tmp/k.txt" any '  amd/amdkfd/kfd_priv.h:[0-9]+ struct kfd_process_device .* both-kept:')
+[ -n "$f" ] && ok "the insert/insert in struct kfd_process_device is kept (right struct):${f#      }" || bad "struct kfd_process_device both-kept not reported"
 
 # 3. update_queue(): the hunk lands in update_queue_locked().
-f=$(finding "$tmp/k.txt" 0010 '! amd/amdkfd/kfd_device_queue_manager.c:[0-9]+ update_queue_locked\(\) \[base\] wrong-scope: .*update_queue\(\)')
+re3='! amd/amdkfd/kfd_device_queue_manager.c:[0-9]+ update_queue_locked\(\) \[base\] wrong-scope: .*update_queue\(\)'
+f=$(finding "$tmp/k.txt" any "$re3") n3=$(patch_of "$tmp/k.txt" "$re3")
 [ -n "$f" ] && ok "case 3 reported:${f#      }" || bad "case 3: the hunk in update_queue_locked() is not reported"
-f=$(finding "$tmp/k.txt" 0010 'update_queue_locked\(\) .*lock: .*release a lock it does not take.*update_queue\(\)')
+f=$(finding "$tmp/k.txt" "${n3:-none}" 'update_queue_locked\(\) .*lock: .*release a lock it does not take.*update_queue\(\)')
 [ -n "$f" ] && ok "case 3, lock balance:${f#      }" || bad "case 3: the lock imbalance is not reported"
-[[ $(status_of "$tmp/k.txt" 0010) == CONFLICT* ]] && ok "0010: CONFLICT" || bad "0010: $(status_of "$tmp/k.txt" 0010)"
+[[ $(status_of "$tmp/k.txt" "${n3:-none}") == CONFLICT* ]] && ok "$n3: CONFLICT" || bad "case 3: patch ${n3:-?} is '$(status_of "$tmp/k.txt" "${n3:-none}")'"
 
 # Local edits and the vendor's own differences.
-f=$(finding "$tmp/k.txt" 0005 'kfd_process_queue_manager.c:[0-9]+ find_available_queue_slot\(\) \[local\] conflict:')
+f=$(finding "$tmp/k.txt" any 'kfd_process_queue_manager.c:[0-9]+ find_available_queue_slot\(\) \[local\] conflict:')
 [ -n "$f" ] && ok "local edit reported:${f#      }" || bad "find_available_queue_slot() conflict not reported as local"
-f=$(finding "$tmp/k.txt" 0001 'kfd_device_queue_manager.c:[0-9]+ map_queues_cpsch\(\) \[local\] conflict:')
+f=$(finding "$tmp/k.txt" any 'kfd_device_queue_manager.c:[0-9]+ map_queues_cpsch\(\) \[local\] conflict:')
 [ -n "$f" ] && ok "local edit reported:${f#      }" || bad "map_queues_cpsch() conflict not reported as local"
-f=$(finding "$tmp/k.txt" 0001 'amd/amdkfd/Makefile:[0-9]+ top level \[base\] conflict:')
+f=$(finding "$tmp/k.txt" any 'amd/amdkfd/Makefile:[0-9]+ top level \[base\] conflict:')
 [ -n "$f" ] && ok "vendor difference reported:${f#      }" || bad "the Makefile conflict (ROCm-only objects) not reported as base"
 # Later patches do not fail just because an earlier one conflicted.
 ! grep -qE '^      ! amd/amdkfd/kfd_mp[a-z_]*\.[ch]:' "$tmp/k.txt" && ok "no conflict in the series' own kfd_mp*.[ch] files (no cascade)" ||
@@ -201,9 +201,50 @@ gd=$(git -C "$work/stop" rev-parse --absolute-git-dir)
 [ -d "$gd/rebase-apply" ] && [ "$(cat "$gd/rebase-apply/last")" -gt 1 ] && grep -q '^<<<<<<<' "$work/stop/amd/amdkfd/kfd_device_queue_manager.c" &&
 	ok "stop mode: git am session open in the work tree with markers, the later patches queued ($(cat "$gd/rebase-apply/last") in all)" ||
 	bad "stop mode: no open session with the rest queued"
-[ -n "$(finding "$tmp/s.txt" 0001 'pm_calc_rlib_size\(\) \[\?\] declaration:')" ] && ok "stop mode: the automatic wrong merge is reported too; without --pristine its origin is ?" ||
-	bad "stop mode: the wrong merge is not reported"
+[ -n "$(finding "$tmp/s.txt" 0001 'map_queues_cpsch\(\) \[\?\] conflict:')" ] && ok "stop mode: without --pristine the origin is ?" ||
+	bad "stop mode: no map_queues_cpsch() conflict with origin ?"
 [ "$(git -C "$tmp/box" rev-parse HEAD)" = "$box_head" ] && [ -z "$(git -C "$tmp/box" status --porcelain)" ] && ok "stop mode: DEST unchanged" || bad "stop mode: DEST changed"
+
+# --- case 1: pm_calc_rlib_size(), a merge git makes by itself -------------------------------------------------------
+# The first series' hunk, on the upstream base, as a one-patch series: it
+# drops the declarations of compute_queue_count, gws_queue_count and
+# max_proc_per_quantum with the check that used them.
+syn=$tmp/synbase
+kpm=drivers/gpu/drm/amd/amdkfd/kfd_packet_manager.c
+mkdir -p "$syn/$(dirname "$kpm")"
+if git -C "$tree" rev-parse -q --verify kfdmp-base >/dev/null 2>&1; then git -C "$tree" show "kfdmp-base:$kpm" >"$syn/$kpm"
+else tar -x -O -f "${KSRC:-/usr/src/linux-source-6.12.tar.xz}" --wildcards "*/$kpm" >"$syn/$kpm"; fi
+git -C "$syn" init -q -b base && git -C "$syn" add -A && git -C "$syn" -c user.name=t -c user.email=t@t commit -q -m base && git -C "$syn" tag kfdmp-base
+python3 - "$syn/$kpm" <<'EOF'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+def edit(old, new):
+    global s
+    assert old in s, old
+    s = s.replace(old, new)
+edit("\tunsigned int process_count, queue_count, compute_queue_count, gws_queue_count;\n",
+     "\tunsigned int process_count, queue_count;\n")
+edit("\tunsigned int max_proc_per_quantum = 1;\n", "")
+edit("\tcompute_queue_count = pm->dqm->active_cp_queue_count;\n\tgws_queue_count = pm->dqm->gws_queue_count;\n", "")
+edit("\t*over_subscription = false;\n\n\tif (node->max_proc_per_quantum > 1)\n\t\tmax_proc_per_quantum = node->max_proc_per_quantum;\n\n"
+     "\tif ((process_count > max_proc_per_quantum) ||\n\t    compute_queue_count > get_cp_queues_num(pm->dqm) ||\n"
+     "\t    gws_queue_count > 1) {\n\t\t*over_subscription = true;\n\t\tdev_dbg(dev, \"Over subscribed runlist\\n\");\n\t}\n",
+     "\t*over_subscription = kfd_mp_dqm_oversub_reasons(pm->dqm) != 0;\n\tif (*over_subscription)\n\t\tdev_dbg(dev, \"Over subscribed runlist\\n\");\n")
+open(p, "w").write(s)
+EOF
+git -C "$syn" -c user.name=t -c user.email=t@t commit -q -a -m "drm/amdkfd: oversubscription reasons from kfd_mp (the first series' pm_calc_rlib_size() hunk)"
+mkdir -p "$tmp/synseries"
+git -C "$syn" format-patch -q -1 -o "$tmp/synseries" --start-number 1
+rc=0
+"$port" "$tmp/box" --series "$tmp/synseries" --base "$syn" --pristine "$tarball" --work "$work/c1" --branch kfdmp-c1 --report "$tmp/c1.txt" >"$tmp/c1.log" 2>&1 || rc=$?
+cat "$tmp/c1.txt"
+[ "$rc" = 1 ] && [ "$(status_of "$tmp/c1.txt" 0001)" = "CONFLICT (git merged it, wrongly)" ] &&
+	ok "case 1: git merged the patch by itself, and the port reports CONFLICT (git merged it, wrongly), exit 1" || { cat "$tmp/c1.log"; bad "case 1: exit $rc, status '$(status_of "$tmp/c1.txt" 0001)'"; }
+f=$(finding "$tmp/c1.txt" 0001 '! amd/amdkfd/kfd_packet_manager.c:[0-9]+ pm_calc_rlib_size\(\) \[local\] declaration: .*compute_queue_count')
+[ -n "$f" ] && ok "case 1 reported:${f#      }" || bad "case 1: the dropped declaration of compute_queue_count in pm_calc_rlib_size() is not reported"
+[ -n "$(finding "$tmp/c1.txt" 0001 'pm_calc_rlib_size\(\) .*declaration: .*gws_queue_count')" ] && ok "case 1: gws_queue_count too" || bad "case 1: gws_queue_count not reported"
+grep -q "^stopped: git applied 0001-.* but the merge is wrong" "$tmp/c1.txt" && ok "case 1: the report says the last commit is wrong and how to go on" || bad "case 1: no 'merge is wrong' note"
 
 # --- usage errors ---------------------------------------------------------------------------------------------------------
 out=$("$port" "$tmp/box" --series "$series" --work "$work/box" 2>&1) && bad "an existing --work was not refused" ||
