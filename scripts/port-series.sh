@@ -161,7 +161,7 @@ mapfile -t NEEDED < <(awk '
 ' "${PLIST[@]}")
 
 # --- the base: the series' own base, with the series applied as commits --------------------------
-VENDOR_TARBALL=${VENDOR_TARBALL:-$(find "$ROOT/../shared/vendor" -maxdepth 1 -name 'amdgpu-dkms-*.tar.xz' 2>/dev/null | sort -V | tail -n1)}
+VENDOR_TARBALL=${VENDOR_TARBALL:-$(find "$ROOT/../shared/vendor" -maxdepth 1 -name 'amdgpu-dkms-*.tar.xz' 2>/dev/null | sort -V | tail -n1 || true)}
 base_rev=
 if [ -z "$BASE_SRC" ]; then
 	case $SERIES_DIR in
