@@ -161,7 +161,7 @@ mapfile -t NEEDED < <(awk '
 ' "${PLIST[@]}")
 
 # --- the base: the series' own base, with the series applied as commits --------------------------
-VENDOR_TARBALL=${VENDOR_TARBALL:-$(find "$ROOT/../shared/vendor" -maxdepth 1 -name 'amdgpu-dkms-*.tar.xz' 2>/dev/null | sort -V | tail -n1)}
+VENDOR_TARBALL=${VENDOR_TARBALL:-$(find "$ROOT/../shared/vendor" -maxdepth 1 -name 'amdgpu-dkms-*.tar.xz' 2>/dev/null | sort -V | tail -n1 || true)}
 base_rev=
 if [ -z "$BASE_SRC" ]; then
 	case $SERIES_DIR in
@@ -540,6 +540,9 @@ if [ "$LAYOUT" = dkms ]; then
 	rm -rf "$bdir"
 	mkdir -p "$bdir"
 	git -C "$WORK" archive HEAD | tar -x -C "$bdir"
+	# The tree's configure reads the kernel at /lib/modules/$KVER/build.
+	[ "$(realpath -m "$KDIR")" = "$(realpath -m "/lib/modules/$KVER/build")" ] ||
+		note "warning: KDIR=$KDIR is not /lib/modules/$KVER/build, where the tree's configure looks"
 	# Debian's objtool wrapper needs SRCARCH (../shared/vendor/README.md).
 	if [ -z "${SRCARCH:-}" ] && [ "$(uname -m)" = x86_64 ]; then export SRCARCH=x86; fi
 fi

@@ -701,7 +701,9 @@ run_config() {
 # --- the run ---------------------------------------------------------------------------
 write_run_env() {
 	local head series
-	head=$(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo unknown)
+	local t=$TREE
+	[ "$STACK" != dkms ] || t=$VENDOR_TREE
+	head=$(git -C "$t" rev-parse HEAD 2>/dev/null || echo unknown)
 	series=$("$ROOT/scripts/tree.sh" series-id 2>/dev/null || echo unknown)
 	{
 		echo "synthetic=0"

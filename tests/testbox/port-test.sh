@@ -13,7 +13,7 @@
 #    clean     every patch applies
 #    context   a context line of a hunk of the first patch changed: the
 #              patch applies by 3-way merge, the report says "applied (3-way)"
-#    conflict  a line the first patch changes is changed too: the report
+#    conflict  a line a patch changes is changed too: the report
 #              says CONFLICT with the file; stop mode leaves the git am
 #              session open and the later patches "not tried"; --keep-going
 #              skips it, tries the rest and leaves no session open
@@ -59,8 +59,18 @@ for f in "${touched[@]}"; do
 done
 mapfile -t sparse < <(printf '%s\n' "${sparse[@]}" | sort -u)
 
-# A line the first patch removes or changes, in a .c/.h file: FILE<TAB>LINE.
-changed=$(awk '/^diff --git /{ f = $3; sub(/^a\//, "", f) } f ~ /\.[ch]$/ && /^-[^-]/ { print f "\t" substr($0, 2); exit }' "$first")
+# A line a patch removes or changes, in a .c/.h file: FILE<TAB>LINE, from
+# the first patch that has one (pc: its number).
+changed='' pc=''
+# (in a file of the base, not one the series creates)
+for p in "${patches[@]}"; do
+	while IFS= read -r c; do
+		git -C "$base" cat-file -e "kfdmp-base:${c%%$'\t'*}" 2>/dev/null || continue
+		changed=$c
+		break
+	done < <(awk '/^diff --git /{ f = $3; sub(/^a\//, "", f) } f ~ /\.[ch]$/ && /^-[^-]/ { print f "\t" substr($0, 2) }' "$p")
+	[ -z "$changed" ] || { pc=$(basename "$p" | cut -c1-4); break; }
+done
 # The first context line of a hunk of the first patch that starts with three
 # context lines: FILE<TAB>LINE.
 context=$(awk '
@@ -68,7 +78,7 @@ context=$(awk '
 	/^@@ / { h = 1; n = 0; next }
 	h && /^ / { n++; if (n == 1) l = substr($0, 2); if (n == 3 && f ~ /\.[ch]$/ && l ~ /[a-z]/) { print f "\t" l; exit } next }
 	{ h = 0 }' "$first")
-[ -n "$changed" ] && [ -n "$context" ] || { echo "cannot find lines to change in $first"; exit 1; }
+[ -n "$changed" ] && [ -n "$context" ] || { echo "cannot find lines to change in the series $series"; exit 1; }
 
 # vendor_tree DIR: a sparse clone of the base at kfdmp-base on branch vendor.
 vendor_tree() {
@@ -133,9 +143,9 @@ if port "$tmp/conf" --report "$tmp/conf.txt" >"$tmp/conf.log" 2>&1; then
 else
 	ok "conflict: port-series exits non-zero"
 fi
-st=$(status_of "$tmp/conf.txt" 0001)
-[[ $st == CONFLICT* ]] && grep -qF "! ${changed%%$'\t'*}:" "$tmp/conf.txt" && ok "conflict: 0001 reported: $st, with ${changed%%$'\t'*}" ||
-	{ cat "$tmp/conf.txt"; bad "conflict: 0001 is '$st'"; }
+st=$(status_of "$tmp/conf.txt" "$pc")
+[[ $st == CONFLICT* ]] && grep -qF "! ${changed%%$'\t'*}:" "$tmp/conf.txt" && ok "conflict: $pc reported: $st, with ${changed%%$'\t'*}" ||
+	{ cat "$tmp/conf.txt"; bad "conflict: $pc is '$st'"; }
 [[ $(status_of "$tmp/conf.txt" "$(printf %04d "$npatch")") == "not tried"* ]] && ok "conflict: later patches 'not tried'" ||
 	bad "conflict: the last patch is '$(status_of "$tmp/conf.txt" "$(printf %04d "$npatch")")'"
 [ -d "$(git -C "$tmp/w-conf" rev-parse --absolute-git-dir)/rebase-apply" ] && ok "conflict: the git am session is left open for resolving" ||
@@ -149,7 +159,7 @@ vendor_tree "$tmp/keep"
 edit "$tmp/keep" "$changed"
 port "$tmp/keep" --keep-going --report "$tmp/keep.txt" >"$tmp/keep.log" 2>&1 && bad "keep-going: exited 0" ||
 	ok "keep-going: exits non-zero"
-[[ $(status_of "$tmp/keep.txt" 0001) == CONFLICT* ]] && ok "keep-going: 0001 CONFLICT" || bad "keep-going: 0001 is '$(status_of "$tmp/keep.txt" 0001)'"
+[[ $(status_of "$tmp/keep.txt" "$pc") == CONFLICT* ]] && ok "keep-going: $pc CONFLICT" || bad "keep-going: $pc is '$(status_of "$tmp/keep.txt" "$pc")'"
 tried=$(grep -cE '^  [0-9]{4}-.* (applied|applied \(3-way\)|CONFLICT)( |$)' "$tmp/keep.txt" || true)
 summary=$(for k in $(seq "$npatch"); do status_of "$tmp/keep.txt" "$(printf %04d "$k")" | cut -d' ' -f1; done | sort | uniq -c | tr -s ' \n' ' ')
 [ "$tried" = "$npatch" ] && ok "keep-going: every patch was tried:$summary" ||
