@@ -118,10 +118,12 @@ ok() { printf 'ok: %s\n' "$*"; }
 check_apply() {
 	local p n=0
 	"$ROOT/scripts/tree.sh" prepare
-	git -C "$TREE" worktree remove --force "$CHECK_TREE" >/dev/null 2>&1 || rm -rf "$CHECK_TREE"
+	# Locked, so that a `git worktree prune` run by something else on TREE
+	# during the check leaves it alone.
+	git -C "$TREE" worktree remove --force --force "$CHECK_TREE" >/dev/null 2>&1 || rm -rf "$CHECK_TREE"
 	git -C "$TREE" worktree prune
 	git -C "$TREE" branch -D kfdmp-check >/dev/null 2>&1 || true
-	git -C "$TREE" worktree add -q -b kfdmp-check "$CHECK_TREE" "$BASE_TAG"
+	git -C "$TREE" worktree add -q --lock -b kfdmp-check "$CHECK_TREE" "$BASE_TAG"
 	while read -r p; do
 		if ! git -C "$CHECK_TREE" am -q --committer-date-is-author-date "$p" >/dev/null 2>&1; then
 			git -C "$CHECK_TREE" am --abort >/dev/null 2>&1 || true
