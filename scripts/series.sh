@@ -68,7 +68,7 @@ export_series() {
 	# Empty context lines without the leading space (git apply and GNU patch
 	# read both): checkpatch run on a patch file that git tracks reads it as
 	# a source file, and would flag every " " line as trailing whitespace.
-	git -C "$tree" -c diff.suppressBlankEmpty=true format-patch -q --cover-letter --cover-from-description=subject \
+	git -C "$tree" -c diff.suppressBlankEmpty=true -c core.abbrev=7 format-patch -q --cover-letter --cover-from-description=subject \
 		--base="$BASE_TAG" --zero-commit --no-signature -o "$out" "$BASE_TAG..$rev"
 	# The cover letter carries the date of the series' last commit, so that
 	# the same series always exports to the same bytes.
