@@ -68,7 +68,7 @@ export_series() {
 	# Empty context lines without the leading space (git apply and GNU patch
 	# read both): checkpatch run on a patch file that git tracks reads it as
 	# a source file, and would flag every " " line as trailing whitespace.
-	git -C "$tree" -c diff.suppressBlankEmpty=true format-patch -q --cover-letter --cover-from-description=subject \
+	git -C "$tree" -c diff.suppressBlankEmpty=true -c core.abbrev=7 format-patch -q --cover-letter --cover-from-description=subject \
 		--base="$BASE_TAG" --zero-commit --no-signature -o "$out" "$BASE_TAG..$rev"
 	# The cover letter carries the date of the series' last commit, so that
 	# the same series always exports to the same bytes.
@@ -118,10 +118,12 @@ ok() { printf 'ok: %s\n' "$*"; }
 check_apply() {
 	local p n=0
 	"$ROOT/scripts/tree.sh" prepare
-	git -C "$TREE" worktree remove --force "$CHECK_TREE" >/dev/null 2>&1 || rm -rf "$CHECK_TREE"
+	# Locked, so that a `git worktree prune` run by something else on TREE
+	# during the check leaves it alone.
+	git -C "$TREE" worktree remove --force --force "$CHECK_TREE" >/dev/null 2>&1 || rm -rf "$CHECK_TREE"
 	git -C "$TREE" worktree prune
 	git -C "$TREE" branch -D kfdmp-check >/dev/null 2>&1 || true
-	git -C "$TREE" worktree add -q -b kfdmp-check "$CHECK_TREE" "$BASE_TAG"
+	git -C "$TREE" worktree add -q --lock -b kfdmp-check "$CHECK_TREE" "$BASE_TAG"
 	while read -r p; do
 		if ! git -C "$CHECK_TREE" am -q --committer-date-is-author-date "$p" >/dev/null 2>&1; then
 			git -C "$CHECK_TREE" am --abort >/dev/null 2>&1 || true
@@ -339,28 +341,38 @@ rocm_configure() {
 	printf '%s\n' "$id" >"$cfg/.kfdmp-configured"
 }
 
-rocm_copy_in() { # CFG REV: the files REV changes, as pre-build.sh renames them
+# rocm_copy_in CFG REV FILE...: the files as REV has them (removed where
+# REV has none), with the renames pre-build.sh made in the copy.
+rocm_copy_in() {
 	local cfg=$1 rev=$2 f c
+	shift 2
 	local -a sed_args=()
 	while read -r c; do sed_args+=(-e "s/\\<$c\\>/&_AMDKCL/"); done <"$cfg/.kfdmp-renamed"
-	while read -r f; do
-		if [ -f "$CHECK_TREE/$f" ]; then
+	for f in "$@"; do
+		if git -C "$CHECK_TREE" cat-file -e "$rev:$f" 2>/dev/null; then
 			mkdir -p "$cfg/$(dirname "$f")"
-			sed "${sed_args[@]}" "$CHECK_TREE/$f" >"$cfg/$f"
+			git -C "$CHECK_TREE" show "$rev:$f" | sed "${sed_args[@]}" >"$cfg/$f"
 		else
 			rm -f "$cfg/$f"
 		fi
-	done < <(git -C "$CHECK_TREE" diff --name-only "$rev^" "$rev")
+	done
 }
 
 check_bisect_rocm() {
 	local cfg=$BUILD/check-$SERIES-$KVER revs rev objs o n=0
+	local -a files
 	rocm_configure "$cfg" || { bad "the base does not configure for $KVER (see $BUILD/bisect-configure.log)"; return; }
+	# Back to the base: every file this series or the last check changed.
+	git -C "$CHECK_TREE" diff --name-only "$BASE_TAG" HEAD >>"$cfg/.kfdmp-touched"
+	mapfile -t files < <(sort -u "$cfg/.kfdmp-touched")
+	rocm_copy_in "$cfg" "$BASE_TAG" "${files[@]}"
+	git -C "$CHECK_TREE" diff --name-only "$BASE_TAG" HEAD >"$cfg/.kfdmp-touched"
 	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
 	for rev in $revs; do
 		n=$((n + 1))
 		git -C "$CHECK_TREE" checkout -q "$rev"
-		rocm_copy_in "$cfg" "$rev"
+		mapfile -t files < <(git -C "$CHECK_TREE" diff --name-only "$rev^" "$rev")
+		rocm_copy_in "$cfg" "$rev" "${files[@]}"
 		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev" | sed 's#^#amd/amdgpu/#')
 		for o in "${objs[@]}"; do rm -f "$cfg/$o"; done
 		if [ ${#objs[@]} -eq 0 ] ||

@@ -17,10 +17,11 @@ set -euo pipefail
 
 base_id() {
 	if [ -d "$KSRC" ]; then
-		printf 'dir %s\n' "$(cd "$KSRC" && pwd)"
+		printf 'dir %s\n' "$(cd "$KSRC" && pwd -P)"
 	else
 		[ -f "$KSRC" ] || die "KSRC=$KSRC: no such tarball or directory (scripts/setup-deps.sh installs $LINUX_SOURCE_PKG)"
-		stat -c 'tar %n %s %Y' "$KSRC"
+		# By its real path: ../x and /abs/x are the same base.
+		stat -c 'tar %n %s %Y' "$(realpath "$KSRC")"
 	fi
 }
 
