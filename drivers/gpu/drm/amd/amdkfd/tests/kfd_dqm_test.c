@@ -679,6 +679,117 @@ static void kfd_dqm_test_sdma_reuse(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+/* one call in its own thread: halt, or restore of a process */
+struct kfd_dqm_call {
+	struct kunit *test;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;	/* restore it; halt the node if NULL */
+	int ret;
+	struct completion done;
+};
+
+static int kfd_dqm_call_fn(void *data)
+{
+	struct kfd_dqm_call *c = data;
+	struct device_queue_manager *dqm = c->fake->dqm;
+
+	current->kunit_test = c->test;
+	if (c->fp)
+		c->ret = kfd_dqm_evict(c->fake, c->fp, false);
+	else
+		c->ret = dqm->ops.halt(dqm);
+	current->kunit_test = NULL;
+	complete(&c->done);
+	return 0;
+}
+
+static void kfd_dqm_call_start(struct kunit *test, struct kfd_dqm_call *c,
+			       struct kfd_fake_node *fake,
+			       struct kfd_fake_proc *fp)
+{
+	struct task_struct *t;
+
+	c->test = test;
+	c->fake = fake;
+	c->fp = fp;
+	init_completion(&c->done);
+	t = kthread_run(kfd_dqm_call_fn, c, "kfd_dqm_call");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+}
+
+/*
+ * A hung HWS costs a path that preempts one preemption timeout. With
+ * the queued runlist, a stock path (here halt) first runs a cycle for a
+ * pending change (process A's create); when that cycle's preemption
+ * times out, the stock path must not send its own unmap and wait again.
+ * The interleaving: A's create records its change and sleeps because
+ * process E's restore is on the way; halt takes dqm_lock next; E's
+ * restore, of a twice-evicted process, leaves without a cycle.
+ */
+static void kfd_dqm_test_hang_flush(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_proc *fa, *fc, *fe;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_call halt, restore;
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op_a;
+	struct queue *qc;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fc = kfd_fake_proc_add(fake);
+	fe = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fc && fe);
+	qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	soft_hws_sync(&fake->hws);
+
+	queue_preemption_timeout_ms = 200;
+	soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_HANG, 0, 0);
+	dqm_lock(dqm);
+	kfd_dqm_op_start(test, &op_a, fake, fa, true, KFD_QUEUE_TYPE_COMPUTE,
+			 NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 1);
+	else
+		msleep(20);
+	kfd_dqm_call_start(test, &halt, fake, NULL);
+	msleep(20);
+	kfd_dqm_call_start(test, &restore, fake, fe);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 2);
+	else
+		msleep(20);
+	dqm_unlock(dqm);
+	wait_for_completion(&op_a.done);
+	wait_for_completion(&halt.done);
+	wait_for_completion(&restore.done);
+
+	KUNIT_EXPECT_EQ(test, op_a.ret, -ETIME);
+	KUNIT_EXPECT_EQ(test, halt.ret, -ETIME);
+	KUNIT_EXPECT_EQ(test, restore.ret, 0);
+	/* stock: A's create ran its own cycle before halt; queued: halt's */
+	KUNIT_EXPECT_EQ_MSG(test, soft_hws_pending_unmaps(&fake->hws),
+			    dqm->mp_rlq_on ? 1 : 2,
+			    "unmaps sent to the hung HWS");
+
+	/* the GPU reset */
+	flush_work(&dqm->hw_exception_work);
+	soft_hws_reset(&fake->hws);
+	dqm->active_runlist = false;
+	pm_release_ib(&dqm->packet_mgr);
+	queue_preemption_timeout_ms = saved_timeout;
+	KUNIT_EXPECT_EQ(test, dqm->ops.unhalt(dqm), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
+	kfd_dqm_rmq(test, fake, fc, qc);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
 /*
  * The benchmark on the real code: P processes each create then destroy 5
  * queues (4 compute, 1 SDMA) at once, 200 us emulated preemption, stock
@@ -739,6 +850,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_sdma_reuse, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_concurrent, kfd_dqm_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM(kfd_dqm_test_hang_flush, kfd_dqm_gen_params),
 	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
 	{}
 };

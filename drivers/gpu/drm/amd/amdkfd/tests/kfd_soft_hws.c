@@ -288,6 +288,25 @@ static void soft_hws_sync(struct soft_hws *hws)
 	}
 }
 
+/* UNMAP_QUEUES packets submitted but not executed (the HWS is stuck) */
+static unsigned int soft_hws_pending_unmaps(struct soft_hws *hws)
+{
+	u64 pos = READ_ONCE(hws->rd), end = READ_ONCE(*hws->wptr64);
+	unsigned int n = 0;
+
+	while (pos < end) {
+		union PM4_MES_TYPE_3_HEADER h = {
+			.u32All = hws->ring[pos % hws->ring_dw],
+		};
+
+		if (h.opcode == IT_UNMAP_QUEUES)
+			n++;
+		pos += (h.opcode == IT_NOP && h.count == 0x3fff) ? 1 :
+		       h.count + 2;
+	}
+	return n;
+}
+
 /* a GPU reset: the HWS drops its runlist and what it was stuck on */
 static void soft_hws_reset(struct soft_hws *hws)
 {
