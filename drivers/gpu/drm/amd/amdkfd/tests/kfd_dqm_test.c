@@ -679,11 +679,20 @@ static void kfd_dqm_test_sdma_reuse(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
-/* one call in its own thread: halt, or restore of a process */
+/* one call in its own thread */
+enum kfd_dqm_call_what {
+	KFD_DQM_CALL_HALT,
+	KFD_DQM_CALL_RESTORE,
+	KFD_DQM_CALL_EVICT,
+	KFD_DQM_CALL_CHECKPOINT,
+};
+
 struct kfd_dqm_call {
 	struct kunit *test;
 	struct kfd_fake_node *fake;
-	struct kfd_fake_proc *fp;	/* restore it; halt the node if NULL */
+	enum kfd_dqm_call_what what;
+	struct kfd_fake_proc *fp;	/* to restore or evict */
+	struct queue *q;		/* to checkpoint */
 	int ret;
 	struct completion done;
 };
@@ -692,12 +701,22 @@ static int kfd_dqm_call_fn(void *data)
 {
 	struct kfd_dqm_call *c = data;
 	struct device_queue_manager *dqm = c->fake->dqm;
+	static u8 mqd[sizeof(struct v9_mqd)], ctl[PAGE_SIZE];
 
 	current->kunit_test = c->test;
-	if (c->fp)
-		c->ret = kfd_dqm_evict(c->fake, c->fp, false);
-	else
+	switch (c->what) {
+	case KFD_DQM_CALL_HALT:
 		c->ret = dqm->ops.halt(dqm);
+		break;
+	case KFD_DQM_CALL_RESTORE:
+	case KFD_DQM_CALL_EVICT:
+		c->ret = kfd_dqm_evict(c->fake, c->fp,
+				       c->what == KFD_DQM_CALL_EVICT);
+		break;
+	case KFD_DQM_CALL_CHECKPOINT:
+		c->ret = dqm->ops.checkpoint_mqd(dqm, c->q, mqd, ctl);
+		break;
+	}
 	current->kunit_test = NULL;
 	complete(&c->done);
 	return 0;
@@ -705,13 +724,16 @@ static int kfd_dqm_call_fn(void *data)
 
 static void kfd_dqm_call_start(struct kunit *test, struct kfd_dqm_call *c,
 			       struct kfd_fake_node *fake,
-			       struct kfd_fake_proc *fp)
+			       enum kfd_dqm_call_what what,
+			       struct kfd_fake_proc *fp, struct queue *q)
 {
 	struct task_struct *t;
 
 	c->test = test;
 	c->fake = fake;
+	c->what = what;
 	c->fp = fp;
+	c->q = q;
 	init_completion(&c->done);
 	t = kthread_run(kfd_dqm_call_fn, c, "kfd_dqm_call");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
@@ -757,9 +779,10 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 		kfd_dqm_wait_arriving(dqm, 1);
 	else
 		msleep(20);
-	kfd_dqm_call_start(test, &halt, fake, NULL);
+	kfd_dqm_call_start(test, &halt, fake, KFD_DQM_CALL_HALT, NULL, NULL);
 	msleep(20);
-	kfd_dqm_call_start(test, &restore, fake, fe);
+	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
+			   NULL);
 	if (dqm->mp_rlq_on)
 		kfd_dqm_wait_arriving(dqm, 2);
 	else
@@ -787,6 +810,66 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
 	kfd_dqm_rmq(test, fake, fc, qc);
 	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * is_active == false must still mean "preempted" for the readers of a
+ * queue's MQD (checkpoint_mqd, get_wave_state). With the queued runlist,
+ * an eviction marks A's queue inactive under dqm_lock and may sleep
+ * before its cycle preempts the queue. The interleaving: A's eviction
+ * records its change and sleeps because process E's restore is on the
+ * way; a checkpoint of A's queue takes dqm_lock next; E's restore, of a
+ * twice-evicted process, leaves without a cycle.
+ */
+static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_dqm_call evict, ckpt, restore;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fe;
+	struct kfd_fake_node *fake;
+	struct queue *qa;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fe = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fe);
+	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	soft_hws_sync(&fake->hws);
+
+	dqm_lock(dqm);
+	kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa, NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 1);
+	else
+		msleep(20);
+	kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT, NULL,
+			   qa);
+	msleep(20);
+	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
+			   NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 2);
+	else
+		msleep(20);
+	dqm_unlock(dqm);
+	wait_for_completion(&evict.done);
+	wait_for_completion(&ckpt.done);
+	wait_for_completion(&restore.done);
+
+	KUNIT_EXPECT_EQ(test, evict.ret, 0);
+	KUNIT_EXPECT_EQ(test, ckpt.ret, 0);
+	KUNIT_EXPECT_EQ(test, restore.ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qa);
 	kfd_dqm_teardown(test, fake);
 }
 
@@ -851,6 +934,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_concurrent, kfd_dqm_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(kfd_dqm_test_hang_flush, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
 	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
 	{}
 };

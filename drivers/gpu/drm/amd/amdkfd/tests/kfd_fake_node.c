@@ -187,6 +187,31 @@ static void kfd_fake_free_mqd(struct mqd_manager *mm, void *mqd,
 	kfd_fake->free_mqd[type](mm, mqd, mqd_mem_obj);
 }
 
+/*
+ * and no compute MQD is read for a checkpoint while the HWS runs it
+ * (checkpoint_mqd() holds dqm_lock: the queue lists are stable)
+ */
+static void kfd_fake_checkpoint_mqd(struct mqd_manager *mm, void *mqd,
+				    void *mqd_dst, void *ctl_stack_dst)
+{
+	struct device_queue_manager *dqm = kfd_fake->dqm;
+	struct soft_hws *hws = &kfd_fake->hws;
+	struct device_process_node *cur;
+	struct queue *q;
+	u64 addr = 0;
+
+	list_for_each_entry(cur, &dqm->queues, list)
+		list_for_each_entry(q, &cur->qpd->queues_list, list)
+			if (q->mqd == mqd)
+				addr = q->gart_mqd_addr;
+	soft_hws_sync(hws);
+	spin_lock(&hws->lock);
+	if (addr && soft_hws_find(hws, addr) >= 0)
+		soft_hws_violation(hws, "checkpoint_mqd", addr);
+	spin_unlock(&hws->lock);
+	kfd_fake->checkpoint_mqd(mm, mqd, mqd_dst, ctl_stack_dst);
+}
+
 /* kfd_process_hw_exception() would reset the GPU: count it instead */
 static void kfd_fake_hw_exception(struct work_struct *work)
 {
@@ -324,6 +349,9 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 		mm->init_mqd = kfd_fake_init_mqd;
 		mm->free_mqd = kfd_fake_free_mqd;
 	}
+	fake->checkpoint_mqd = fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP]->checkpoint_mqd;
+	fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP]->checkpoint_mqd =
+		kfd_fake_checkpoint_mqd;
 
 	if (fake->dqm->ops.start(fake->dqm))
 		return -EIO;

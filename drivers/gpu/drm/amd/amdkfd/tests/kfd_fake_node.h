@@ -70,6 +70,8 @@ struct kfd_fake_node {
 					   struct queue_properties *q);
 	void (*free_mqd[KFD_MQD_TYPE_MAX])(struct mqd_manager *mm, void *mqd,
 					   struct kfd_mem_obj *mqd_mem_obj);
+	void (*checkpoint_mqd)(struct mqd_manager *mm, void *mqd,
+			       void *mqd_dst, void *ctl_stack_dst);
 
 	atomic_t gpu_resets;	/* hw_exception_work runs (GPU reset asked) */
 	struct soft_hws hws;
