@@ -79,6 +79,7 @@ void kfd_mp_rlq_apply(struct kfd_mp_rlq *q, struct list_head *batch, int err)
 	int r;
 
 	q->applied = true;
+	q->apply_err = err;
 	list_for_each_entry(req, batch, node) {
 		if (!req->apply)
 			continue;
@@ -127,12 +128,48 @@ static void kfd_mp_rlq_finish(struct kfd_mp_rlq *q, struct list_head *batch,
 	wake_up_all(&q->wq);
 }
 
+/*
+ * Owner lock held, after a cycle that preempted but failed to send the
+ * runlist: the first request whose result is not yet set keeps the
+ * error; the others of @batch that have none of their own go back to the
+ * head of the pending list, in ticket order, for the next cycle.
+ *
+ * Return: the number of requests put back.
+ */
+static unsigned int kfd_mp_rlq_requeue(struct kfd_mp_rlq *q,
+				       struct list_head *batch)
+{
+	struct kfd_mp_rlq_req *req, *tmp;
+	bool kept = false;
+	LIST_HEAD(retry);
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(req, tmp, batch, node) {
+		if (req->result)
+			continue;
+		if (!kept) {
+			kept = true;
+			continue;
+		}
+		list_move_tail(&req->node, &retry);
+		n++;
+	}
+	if (n) {
+		spin_lock(&q->lock);
+		list_splice(&retry, &q->pending);
+		q->npending += n;
+		spin_unlock(&q->lock);
+	}
+	return n;
+}
+
 /* owner lock held: one cycle for everything pending; false if none ran */
 static bool kfd_mp_rlq_run_locked(struct kfd_mp_rlq *q, bool flush)
 {
-	struct kfd_mp_rlq_cycle_info info = { .flush = flush };
+	struct kfd_mp_rlq_cycle_info info;
 	LIST_HEAD(batch);
 	ktime_t start, end;
+	unsigned int retried;
 	int err;
 
 	spin_lock(&q->lock);
@@ -140,21 +177,37 @@ static bool kfd_mp_rlq_run_locked(struct kfd_mp_rlq *q, bool flush)
 		spin_unlock(&q->lock);
 		return false;
 	}
-	list_splice_init(&q->pending, &batch);
-	info.requests = q->npending;
-	q->npending = 0;
-	q->running = true;
-	q->applied = false;
-	info.cycle = ++q->cycles;
-	spin_unlock(&q->lock);
+	do {
+		info = (struct kfd_mp_rlq_cycle_info){ .flush = flush };
+		list_splice_init(&q->pending, &batch);
+		info.requests = q->npending;
+		q->npending = 0;
+		q->running = true;
+		q->applied = false;
+		q->apply_err = 0;
+		info.cycle = ++q->cycles;
+		spin_unlock(&q->lock);
 
-	start = ktime_get();
-	err = q->ops->cycle(q, &batch, info.requests);
-	if (!q->applied)
-		kfd_mp_rlq_apply(q, &batch, err);
-	end = ktime_get();
-	info.duration_ns = ktime_to_ns(ktime_sub(end, start));
-	kfd_mp_rlq_finish(q, &batch, &info, err, end);
+		start = ktime_get();
+		err = q->ops->cycle(q, &batch, info.requests);
+		if (!q->applied)
+			kfd_mp_rlq_apply(q, &batch, err);
+		/*
+		 * The preemption worked but the runlist was not sent: it is
+		 * one IB for every process, so the failure cannot be pinned
+		 * on one request. Fail one, as stock fails the one change
+		 * that its cycle served, and run the others again.
+		 */
+		retried = 0;
+		if (err && !q->apply_err && info.requests > 1)
+			retried = kfd_mp_rlq_requeue(q, &batch);
+		info.requests -= retried;
+		end = ktime_get();
+		info.duration_ns = ktime_to_ns(ktime_sub(end, start));
+		kfd_mp_rlq_finish(q, &batch, &info, err, end);
+		spin_lock(&q->lock);
+	} while (retried && !q->running && !list_empty(&q->pending));
+	spin_unlock(&q->lock);
 	return true;
 }
 

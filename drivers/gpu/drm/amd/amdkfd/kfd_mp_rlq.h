@@ -107,7 +107,11 @@ struct kfd_mp_rlq_cycle_info {
  * @unlock: release the owner lock
  * @cycle: owner lock held: preempt, call kfd_mp_rlq_apply() once, send
  *	the runlist; @batch lists the requests served. Return 0 or an error
- *	that every request of @batch gets.
+ *	that every request of @batch gets, except when the preemption
+ *	passed to kfd_mp_rlq_apply() succeeded: then only the first request
+ *	without an error of its own gets it, and the others are served
+ *	again by a following cycle (a failed runlist fails one change, as
+ *	in stock, where each change has its own cycle).
  * @submitted: optional; owner lock held, after @req was queued
  * @account: optional; owner lock held, after a cycle or a failure, with
  *	@batch still intact and every wait_ns and result set
@@ -141,6 +145,7 @@ struct kfd_mp_rlq_ops {
  * @returning: served sleepers that have not left kfd_mp_rlq_wait()
  * @running: a cycle is running (its owner holds the owner lock)
  * @applied: kfd_mp_rlq_apply() ran in the current cycle
+ * @apply_err: the preemption result it was given
  * @tickets: last ticket given
  * @cycles: cycles run
  * @leader_timeout: jiffies a sleeper waits before it leads anyway
@@ -155,6 +160,7 @@ struct kfd_mp_rlq {
 	unsigned int returning;
 	bool running;
 	bool applied;
+	int apply_err;
 	u64 tickets;
 	u64 cycles;
 	long leader_timeout;

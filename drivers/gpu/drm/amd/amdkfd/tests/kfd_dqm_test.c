@@ -874,6 +874,83 @@ static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
 }
 
 /*
+ * A runlist is one IB for every process, so a failure while building it
+ * (here the MAP_PROCESS packet of process A, once) fails the whole map.
+ * Stock serves one change per cycle: the create whose cycle failed is
+ * undone and fails, the next creates run their own cycles and succeed.
+ * The queued runlist must not fail and undo the other processes' creates
+ * that happened to share that cycle. The interleaving: the creates of A,
+ * B and C queue up behind dqm_lock, so queued serves them in one cycle.
+ */
+static const struct packet_manager_funcs *kfd_dqm_pmf_orig;
+static struct packet_manager_funcs kfd_dqm_pmf_fail;
+static struct qcm_process_device *kfd_dqm_fail_qpd;
+static atomic_t kfd_dqm_fail_maps;
+
+static int kfd_dqm_fail_map_process(struct packet_manager *pm, u32 *buffer,
+				    struct qcm_process_device *qpd)
+{
+	if (qpd == kfd_dqm_fail_qpd && atomic_add_unless(&kfd_dqm_fail_maps,
+							 -1, 0))
+		return -ENOMEM;
+	return kfd_dqm_pmf_orig->map_process(pm, buffer, qpd);
+}
+
+static void kfd_dqm_test_map_fail(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fp[3];
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op[3];
+	unsigned int i, failed = 0;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	for (i = 0; i < 3; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+	}
+	kfd_dqm_pmf_orig = dqm->packet_mgr.pmf;
+	kfd_dqm_pmf_fail = *kfd_dqm_pmf_orig;
+	kfd_dqm_pmf_fail.map_process = kfd_dqm_fail_map_process;
+	kfd_dqm_fail_qpd = &fp[0]->pdd->qpd;
+	atomic_set(&kfd_dqm_fail_maps, 1);
+
+	dqm_lock(dqm);
+	dqm->packet_mgr.pmf = &kfd_dqm_pmf_fail;
+	for (i = 0; i < 3; i++) {
+		kfd_dqm_op_start(test, &op[i], fake, fp[i], true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		if (dqm->mp_rlq_on)
+			kfd_dqm_wait_arriving(dqm, i + 1);
+		else
+			msleep(20);
+	}
+	dqm_unlock(dqm);
+	for (i = 0; i < 3; i++) {
+		wait_for_completion(&op[i].done);
+		if (op[i].ret) {
+			KUNIT_EXPECT_EQ(test, op[i].ret, -ENOMEM);
+			failed++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kfd_dqm_fail_maps), 0);
+	KUNIT_EXPECT_EQ_MSG(test, failed, 1,
+			    "creates failed by one failed MAP_PROCESS");
+	kfd_dqm_check(test, fake);
+
+	dqm_lock(dqm);
+	dqm->packet_mgr.pmf = kfd_dqm_pmf_orig;
+	dqm_unlock(dqm);
+	for (i = 0; i < 3; i++)
+		if (!op[i].ret)
+			kfd_dqm_rmq(test, fake, fp[i], op[i].q);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
  * The benchmark on the real code: P processes each create then destroy 5
  * queues (4 compute, 1 SDMA) at once, 200 us emulated preemption, stock
  * against queued; optionally each process is evicted and restored in
@@ -935,6 +1012,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(kfd_dqm_test_hang_flush, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail, kfd_dqm_gen_params),
 	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
 	{}
 };
