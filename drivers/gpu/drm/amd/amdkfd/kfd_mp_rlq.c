@@ -23,6 +23,7 @@ void kfd_mp_rlq_init(struct kfd_mp_rlq *q, const struct kfd_mp_rlq_ops *ops)
 	q->npending = 0;
 	q->arriving = 0;
 	q->returning = 0;
+	q->inside = 0;
 	q->running = false;
 	q->applied = false;
 	q->tickets = 0;
@@ -238,9 +239,14 @@ static int kfd_mp_rlq_wait(struct kfd_mp_rlq *q, struct kfd_mp_rlq_req *req)
 				kick = kfd_mp_rlq_leader_wanted(q);
 			}
 			ret = req->result;
-			spin_unlock(&q->lock);
-			if (kick)
+			/*
+			 * The caller's last access to @q: once inside is 0
+			 * under q->lock, kfd_mp_rlq_drain() returns and the
+			 * owner may free @q, so wake before unlocking.
+			 */
+			if (!--q->inside || kick)
 				wake_up_all(&q->wq);
+			spin_unlock(&q->lock);
 			return ret;
 		}
 		req->sleeping = true;
@@ -292,6 +298,7 @@ int kfd_mp_rlq_submit_unlock_wait(struct kfd_mp_rlq *q,
 	req->ticket = ++q->tickets;
 	list_add_tail(&req->node, &q->pending);
 	pending = ++q->npending;
+	q->inside++;
 	run_now = !q->arriving && !q->returning;
 	spin_unlock(&q->lock);
 
@@ -365,4 +372,28 @@ bool kfd_mp_rlq_idle(struct kfd_mp_rlq *q)
 	idle = !q->running && list_empty(&q->pending);
 	spin_unlock(&q->lock);
 	return idle;
+}
+
+static bool kfd_mp_rlq_left(struct kfd_mp_rlq *q)
+{
+	bool left;
+
+	spin_lock(&q->lock);
+	left = !q->inside;
+	spin_unlock(&q->lock);
+	return left;
+}
+
+/**
+ * kfd_mp_rlq_drain - wait until every submitter has left
+ * @q: the queue
+ *
+ * For teardown, without the owner lock, after pending requests were
+ * served or failed: a sleeper that was served still has to wake up and
+ * leave kfd_mp_rlq_submit_unlock_wait(), touching @q. After this returns,
+ * nothing touches @q until the next submission, and @q may be freed.
+ */
+void kfd_mp_rlq_drain(struct kfd_mp_rlq *q)
+{
+	wait_event(q->wq, kfd_mp_rlq_left(q));
 }

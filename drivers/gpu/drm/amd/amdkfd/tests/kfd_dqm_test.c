@@ -51,6 +51,14 @@ static void kfd_dqm_param_desc(const struct kfd_dqm_param *p, char *desc)
 
 KUNIT_ARRAY_PARAM(kfd_dqm, kfd_dqm_params, kfd_dqm_param_desc);
 
+/* the queued runlist only, for what stock does not have */
+static const struct kfd_dqm_param kfd_dqm_queued_params[] = {
+	{ &kfd_fake_mi300x, true, "MI300X queued" },
+	{ &kfd_fake_mi308x, true, "MI308X queued" },
+};
+
+KUNIT_ARRAY_PARAM(kfd_dqm_queued, kfd_dqm_queued_params, kfd_dqm_param_desc);
+
 static void kfd_dqm_release(void *fake)
 {
 	kfd_fake_node_fini(fake);
@@ -874,6 +882,218 @@ static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
 }
 
 /*
+ * An eviction from the userptr MMU notifier runs with the notifier's
+ * locks held (amdgpu_amdkfd_evict_userptr(): process_info->notifier_lock)
+ * and, queued, may sleep until another caller's cycle serves it. That
+ * wait is not a lock, but everything it waits for holds or waits for
+ * dqm_lock, and the eviction takes dqm_lock under the notifier's locks
+ * to record its change before it sleeps (and again itself after the
+ * leader timeout). So lockdep learns notifier_lock -> dqm_lock even when
+ * the eviction never leads. The case pins that: process A's eviction
+ * under a mutex playing notifier_lock records its change and sleeps
+ * because B's create is on the way; B's create runs the cycle for both;
+ * lockdep must then have the dependency of that mutex on dqm_lock.
+ */
+struct kfd_dqm_notifier_evict {
+	struct kfd_dqm_call call;
+	struct mutex *notifier_lock;	/* held over the eviction */
+};
+
+static int kfd_dqm_notifier_evict_fn(void *data)
+{
+	struct kfd_dqm_notifier_evict *n = data;
+	struct kfd_dqm_call *c = &n->call;
+
+	current->kunit_test = c->test;
+	mutex_lock(n->notifier_lock);
+	c->ret = kfd_dqm_evict(c->fake, c->fp, true);
+	mutex_unlock(n->notifier_lock);
+	current->kunit_test = NULL;
+	complete(&c->done);
+	return 0;
+}
+
+static bool kfd_dqm_lockdep_after(struct lockdep_map *first,
+				  struct lockdep_map *then)
+{
+	struct lock_class *fc = first->class_cache[0];
+	struct lock_class *tc = then->class_cache[0];
+	struct lock_list *entry;
+	bool found = false;
+
+	if (!fc || !tc)
+		return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(entry, &fc->locks_after, entry)
+		if (entry->class == tc)
+			found = true;
+	rcu_read_unlock();
+	return found;
+}
+
+static void kfd_dqm_test_notifier_evict(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	static struct lock_class_key key;
+	struct kfd_dqm_notifier_evict n = {};
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fb;
+	struct kfd_fake_node *fake;
+	struct mutex *notifier_lock;	/* plays process_info->notifier_lock */
+	struct task_struct *t;
+	struct kfd_dqm_op op_b;
+	struct queue *qa;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING) || !debug_locks)
+		kunit_skip(test, "lockdep is off");
+	notifier_lock = kunit_kzalloc(test, sizeof(*notifier_lock), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, notifier_lock);
+	__mutex_init(notifier_lock, "kfd_dqm_test_notifier_lock", &key);
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fb = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fb);
+	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+
+	n.notifier_lock = notifier_lock;
+	n.call.test = test;
+	n.call.fake = fake;
+	n.call.what = KFD_DQM_CALL_EVICT;
+	n.call.fp = fa;
+	init_completion(&n.call.done);
+	dqm_lock(dqm);
+	t = kthread_run(kfd_dqm_notifier_evict_fn, &n, "kfd_dqm_notifier");
+	if (IS_ERR(t))
+		dqm_unlock(dqm);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 1);
+	else
+		msleep(20);
+	kfd_dqm_op_start(test, &op_b, fake, fb, true, KFD_QUEUE_TYPE_COMPUTE,
+			 NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 2);
+	else
+		msleep(20);
+	dqm_unlock(dqm);
+	wait_for_completion(&n.call.done);
+	wait_for_completion(&op_b.done);
+	KUNIT_EXPECT_EQ(test, n.call.ret, 0);
+	KUNIT_EXPECT_EQ(test, op_b.ret, 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 0);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      kfd_dqm_lockdep_after(&notifier_lock->dep_map,
+						    &dqm->lock_hidden.dep_map),
+			      "lockdep has no notifier_lock -> dqm_lock");
+
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qa);
+	if (!op_b.ret)
+		kfd_dqm_rmq(test, fake, fb, op_b.q);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * Device teardown with a request pending from another thread. Process
+ * A's eviction records its change and sleeps, because a caller counts as
+ * arriving (the test plays one that never comes). The teardown, in the
+ * test's thread, serves it (a flush cycle of a stock path, or
+ * kfd_mp_rlq_dqm_fini()) and frees the dqm. A sleeper that was served still has to
+ * leave the request queue, which lives in the dqm: the teardown must
+ * wait for it. To make that window wide, a real-time thread keeps A off
+ * its CPU for up to 500 ms while the test and the HWS run at a higher
+ * real-time priority; KASAN reports A's late access if the teardown did
+ * not wait.
+ */
+struct kfd_dqm_hog {
+	struct completion started;
+	bool stop;
+};
+
+/* SCHED_FIFO at @prio: the HWS above the test above the hog */
+static void kfd_dqm_set_fifo(struct task_struct *p, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	WARN_ON(sched_setscheduler_nocheck(p, SCHED_FIFO, &sp));
+}
+
+static int kfd_dqm_hog_fn(void *data)
+{
+	struct kfd_dqm_hog *hog = data;
+	ktime_t end;
+
+	kfd_dqm_set_fifo(current, 1);
+	end = ktime_add_ms(ktime_get(), 500);
+	complete(&hog->started);
+	while (!READ_ONCE(hog->stop) && ktime_before(ktime_get(), end))
+		cpu_relax();
+	return 0;
+}
+
+static void kfd_dqm_test_teardown_pending(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_call evict = {};
+	struct kfd_dqm_hog hog = {};
+	struct task_struct *t, *h;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fa;
+	unsigned int i, npending = 0;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+
+	init_completion(&hog.started);
+	h = kthread_create(kfd_dqm_hog_fn, &hog, "kfd_dqm_hog");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h));
+	kthread_bind(h, 0);
+	evict.test = test;
+	evict.fake = fake;
+	evict.what = KFD_DQM_CALL_EVICT;
+	evict.fp = fa;
+	init_completion(&evict.done);
+	t = kthread_create(kfd_dqm_call_fn, &evict, "kfd_dqm_evict");
+	if (IS_ERR(t))
+		kthread_stop(h);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, 0);
+	kfd_dqm_set_fifo(fake->hws.thread, 3);
+	kfd_dqm_set_fifo(current, 2);
+
+	spin_lock(&dqm->mp_rlq.lock);
+	dqm->mp_rlq.arriving++;
+	spin_unlock(&dqm->mp_rlq.lock);
+	wake_up_process(t);
+	for (i = 0; i < 2000 && !npending; i++) {
+		usleep_range(100, 200);
+		spin_lock(&dqm->mp_rlq.lock);
+		npending = dqm->mp_rlq.npending;
+		spin_unlock(&dqm->mp_rlq.lock);
+	}
+	/* A sleeps; from here on the hog keeps it off the CPU */
+	wake_up_process(h);
+	wait_for_completion(&hog.started);
+	KUNIT_EXPECT_EQ(test, npending, 1);
+	spin_lock(&dqm->mp_rlq.lock);
+	dqm->mp_rlq.arriving--;
+	spin_unlock(&dqm->mp_rlq.lock);
+
+	kfd_dqm_teardown(test, fake);
+	WRITE_ONCE(hog.stop, true);
+	sched_set_normal(current, 0);
+	wait_for_completion(&evict.done);
+	KUNIT_EXPECT_EQ(test, evict.ret, 0);
+}
+
+/*
  * A runlist is one IB for every process, so a failure while building it
  * (here the MAP_PROCESS packet of process A, once) fails the whole map.
  * Stock serves one change per cycle: the create whose cycle failed is
@@ -1013,6 +1233,8 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_hang_flush, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_pending, kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_notifier_evict, kfd_dqm_gen_params),
 	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
 	{}
 };
