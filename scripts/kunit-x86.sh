@@ -20,7 +20,8 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (
 mkdir -p "$out"
 rc=0
 start=$(date +%s)
-# -smp 2: the concurrency scenarios need a second CPU; -m 2048 for KASAN.
+# -smp 2, but the kernel has NR_CPUS=1: the guest uses one CPU (README).
+# -m 2048 for KASAN.
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig "$kunitconfig" --build_dir "$out" --jobs "$JOBS" \
 	--qemu_args="-smp 2 -m 2048" --timeout 1800 "$@") 2>&1 | tee "$log" || rc=$?
