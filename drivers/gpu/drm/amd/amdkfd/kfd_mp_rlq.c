@@ -23,6 +23,7 @@ void kfd_mp_rlq_init(struct kfd_mp_rlq *q, const struct kfd_mp_rlq_ops *ops)
 	q->npending = 0;
 	q->arriving = 0;
 	q->returning = 0;
+	q->inside = 0;
 	q->running = false;
 	q->applied = false;
 	q->tickets = 0;
@@ -79,6 +80,7 @@ void kfd_mp_rlq_apply(struct kfd_mp_rlq *q, struct list_head *batch, int err)
 	int r;
 
 	q->applied = true;
+	q->apply_err = err;
 	list_for_each_entry(req, batch, node) {
 		if (!req->apply)
 			continue;
@@ -127,12 +129,48 @@ static void kfd_mp_rlq_finish(struct kfd_mp_rlq *q, struct list_head *batch,
 	wake_up_all(&q->wq);
 }
 
+/*
+ * Owner lock held, after a cycle that preempted but failed to send the
+ * runlist: the first request whose result is not yet set keeps the
+ * error; the others of @batch that have none of their own go back to the
+ * head of the pending list, in ticket order, for the next cycle.
+ *
+ * Return: the number of requests put back.
+ */
+static unsigned int kfd_mp_rlq_requeue(struct kfd_mp_rlq *q,
+				       struct list_head *batch)
+{
+	struct kfd_mp_rlq_req *req, *tmp;
+	bool kept = false;
+	LIST_HEAD(retry);
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(req, tmp, batch, node) {
+		if (req->result)
+			continue;
+		if (!kept) {
+			kept = true;
+			continue;
+		}
+		list_move_tail(&req->node, &retry);
+		n++;
+	}
+	if (n) {
+		spin_lock(&q->lock);
+		list_splice(&retry, &q->pending);
+		q->npending += n;
+		spin_unlock(&q->lock);
+	}
+	return n;
+}
+
 /* owner lock held: one cycle for everything pending; false if none ran */
 static bool kfd_mp_rlq_run_locked(struct kfd_mp_rlq *q, bool flush)
 {
-	struct kfd_mp_rlq_cycle_info info = { .flush = flush };
+	struct kfd_mp_rlq_cycle_info info;
 	LIST_HEAD(batch);
 	ktime_t start, end;
+	unsigned int retried;
 	int err;
 
 	spin_lock(&q->lock);
@@ -140,21 +178,37 @@ static bool kfd_mp_rlq_run_locked(struct kfd_mp_rlq *q, bool flush)
 		spin_unlock(&q->lock);
 		return false;
 	}
-	list_splice_init(&q->pending, &batch);
-	info.requests = q->npending;
-	q->npending = 0;
-	q->running = true;
-	q->applied = false;
-	info.cycle = ++q->cycles;
-	spin_unlock(&q->lock);
+	do {
+		info = (struct kfd_mp_rlq_cycle_info){ .flush = flush };
+		list_splice_init(&q->pending, &batch);
+		info.requests = q->npending;
+		q->npending = 0;
+		q->running = true;
+		q->applied = false;
+		q->apply_err = 0;
+		info.cycle = ++q->cycles;
+		spin_unlock(&q->lock);
 
-	start = ktime_get();
-	err = q->ops->cycle(q, &batch, info.requests);
-	if (!q->applied)
-		kfd_mp_rlq_apply(q, &batch, err);
-	end = ktime_get();
-	info.duration_ns = ktime_to_ns(ktime_sub(end, start));
-	kfd_mp_rlq_finish(q, &batch, &info, err, end);
+		start = ktime_get();
+		err = q->ops->cycle(q, &batch, info.requests);
+		if (!q->applied)
+			kfd_mp_rlq_apply(q, &batch, err);
+		/*
+		 * The preemption worked but the runlist was not sent: it is
+		 * one IB for every process, so the failure cannot be pinned
+		 * on one request. Fail one, as stock fails the one change
+		 * that its cycle served, and run the others again.
+		 */
+		retried = 0;
+		if (err && !q->apply_err && info.requests > 1)
+			retried = kfd_mp_rlq_requeue(q, &batch);
+		info.requests -= retried;
+		end = ktime_get();
+		info.duration_ns = ktime_to_ns(ktime_sub(end, start));
+		kfd_mp_rlq_finish(q, &batch, &info, err, end);
+		spin_lock(&q->lock);
+	} while (retried && !q->running && !list_empty(&q->pending));
+	spin_unlock(&q->lock);
 	return true;
 }
 
@@ -185,9 +239,14 @@ static int kfd_mp_rlq_wait(struct kfd_mp_rlq *q, struct kfd_mp_rlq_req *req)
 				kick = kfd_mp_rlq_leader_wanted(q);
 			}
 			ret = req->result;
-			spin_unlock(&q->lock);
-			if (kick)
+			/*
+			 * The caller's last access to @q: once inside is 0
+			 * under q->lock, kfd_mp_rlq_drain() returns and the
+			 * owner may free @q, so wake before unlocking.
+			 */
+			if (!--q->inside || kick)
 				wake_up_all(&q->wq);
+			spin_unlock(&q->lock);
 			return ret;
 		}
 		req->sleeping = true;
@@ -239,6 +298,7 @@ int kfd_mp_rlq_submit_unlock_wait(struct kfd_mp_rlq *q,
 	req->ticket = ++q->tickets;
 	list_add_tail(&req->node, &q->pending);
 	pending = ++q->npending;
+	q->inside++;
 	run_now = !q->arriving && !q->returning;
 	spin_unlock(&q->lock);
 
@@ -312,4 +372,28 @@ bool kfd_mp_rlq_idle(struct kfd_mp_rlq *q)
 	idle = !q->running && list_empty(&q->pending);
 	spin_unlock(&q->lock);
 	return idle;
+}
+
+static bool kfd_mp_rlq_left(struct kfd_mp_rlq *q)
+{
+	bool left;
+
+	spin_lock(&q->lock);
+	left = !q->inside;
+	spin_unlock(&q->lock);
+	return left;
+}
+
+/**
+ * kfd_mp_rlq_drain - wait until every submitter has left
+ * @q: the queue
+ *
+ * For teardown, without the owner lock, after pending requests were
+ * served or failed: a sleeper that was served still has to wake up and
+ * leave kfd_mp_rlq_submit_unlock_wait(), touching @q. After this returns,
+ * nothing touches @q until the next submission, and @q may be freed.
+ */
+void kfd_mp_rlq_drain(struct kfd_mp_rlq *q)
+{
+	wait_event(q->wq, kfd_mp_rlq_left(q));
 }

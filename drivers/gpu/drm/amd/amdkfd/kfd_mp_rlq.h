@@ -28,10 +28,12 @@
  * Every request gets the result of the cycle that served it; a request
  * lives until it is served (on the caller's stack is fine). Stock paths
  * that talk to the HWS first call kfd_mp_rlq_flush_locked(), which runs
- * a cycle for pending requests; teardown may fail them instead.
+ * a cycle for pending requests; teardown may fail them instead, then
+ * waits with kfd_mp_rlq_drain() until every submitter has left before it
+ * frees the queue.
  *
  * Locking: owner lock -> q->lock (a spinlock, never held across a
- * callback). Waiters hold neither while they sleep.
+ * callback) -> q->wq's lock. Waiters hold neither while they sleep.
  *
  * No dependency on the rest of amdkfd: KUnit runs it against a fake HWS.
  */
@@ -107,7 +109,11 @@ struct kfd_mp_rlq_cycle_info {
  * @unlock: release the owner lock
  * @cycle: owner lock held: preempt, call kfd_mp_rlq_apply() once, send
  *	the runlist; @batch lists the requests served. Return 0 or an error
- *	that every request of @batch gets.
+ *	that every request of @batch gets, except when the preemption
+ *	passed to kfd_mp_rlq_apply() succeeded: then only the first request
+ *	without an error of its own gets it, and the others are served
+ *	again by a following cycle (a failed runlist fails one change, as
+ *	in stock, where each change has its own cycle).
  * @submitted: optional; owner lock held, after @req was queued
  * @account: optional; owner lock held, after a cycle or a failure, with
  *	@batch still intact and every wait_ns and result set
@@ -139,8 +145,11 @@ struct kfd_mp_rlq_ops {
  * @npending: length of @pending
  * @arriving: callers blocked in kfd_mp_rlq_lock()
  * @returning: served sleepers that have not left kfd_mp_rlq_wait()
+ * @inside: submitters that have not returned from
+ *	kfd_mp_rlq_submit_unlock_wait()
  * @running: a cycle is running (its owner holds the owner lock)
  * @applied: kfd_mp_rlq_apply() ran in the current cycle
+ * @apply_err: the preemption result it was given
  * @tickets: last ticket given
  * @cycles: cycles run
  * @leader_timeout: jiffies a sleeper waits before it leads anyway
@@ -153,8 +162,10 @@ struct kfd_mp_rlq {
 	unsigned int npending;
 	unsigned int arriving;
 	unsigned int returning;
+	unsigned int inside;
 	bool running;
 	bool applied;
+	int apply_err;
 	u64 tickets;
 	u64 cycles;
 	long leader_timeout;
@@ -169,5 +180,6 @@ void kfd_mp_rlq_apply(struct kfd_mp_rlq *q, struct list_head *batch,
 bool kfd_mp_rlq_flush_locked(struct kfd_mp_rlq *q);
 unsigned int kfd_mp_rlq_fail_locked(struct kfd_mp_rlq *q, int err);
 bool kfd_mp_rlq_idle(struct kfd_mp_rlq *q);
+void kfd_mp_rlq_drain(struct kfd_mp_rlq *q);
 
 #endif

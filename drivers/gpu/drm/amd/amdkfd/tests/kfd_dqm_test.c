@@ -1,0 +1,1247 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * KUnit tests of the real device queue manager on a fake MI300 node.
+ *
+ * Built into kfd_device_queue_manager.c (CONFIG_HSA_AMD_DQM_KUNIT_TEST,
+ * the drm/xe way), so the tests call its static functions. The node
+ * (kfd_fake_node.h) gives device_queue_manager_init(), the packet manager
+ * and the MQD managers what they read of an MI300X or MI308X; a software
+ * HWS (kfd_soft_hws.h) executes the PM4 packets they write to the HIQ.
+ *
+ * Why the HWS parses the HIQ ring instead of recording calls through a
+ * replaced packet-manager table: the runlist IB, the packet builders of
+ * gfx 9.4.3, the kernel queue's ring/wptr/rptr handling and the fence
+ * wait all stay the driver's own code, and the HWS sees exactly what the
+ * MEC would see, in the order it would see it.
+ *
+ * Every scenario runs stock (kfd_queued_runlist=off) and queued (on), and
+ * checks after every step: no MQD freed or re-initialised while the HWS
+ * has it mapped (the MQD managers' init/free are wrapped), no malformed
+ * packet, and at quiescence the HWS's mapped set is exactly the set of
+ * active queues.
+ *
+ * Run: scripts/kunit-x86.sh (kunit.py, x86_64 under QEMU, lockdep, KASAN).
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+
+#include "kfd_fake_node.h"
+#include "kfd_soft_hws.c"
+#include "kfd_fake_node.c"
+
+struct kfd_dqm_param {
+	const struct kfd_fake_model *model;
+	bool queued;
+	const char *desc;
+};
+
+static const struct kfd_dqm_param kfd_dqm_params[] = {
+	{ &kfd_fake_mi300x, false, "MI300X stock" },
+	{ &kfd_fake_mi300x, true, "MI300X queued" },
+	{ &kfd_fake_mi308x, false, "MI308X stock" },
+	{ &kfd_fake_mi308x, true, "MI308X queued" },
+};
+
+static void kfd_dqm_param_desc(const struct kfd_dqm_param *p, char *desc)
+{
+	strscpy(desc, p->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kfd_dqm, kfd_dqm_params, kfd_dqm_param_desc);
+
+/* the queued runlist only, for what stock does not have */
+static const struct kfd_dqm_param kfd_dqm_queued_params[] = {
+	{ &kfd_fake_mi300x, true, "MI300X queued" },
+	{ &kfd_fake_mi308x, true, "MI308X queued" },
+};
+
+KUNIT_ARRAY_PARAM(kfd_dqm_queued, kfd_dqm_queued_params, kfd_dqm_param_desc);
+
+static void kfd_dqm_release(void *fake)
+{
+	kfd_fake_node_fini(fake);
+}
+
+/* the node, started, torn down by kfd_dqm_teardown() or when the test ends */
+static struct kfd_fake_node *kfd_dqm_setup(struct kunit *test,
+					   const struct kfd_fake_model *model,
+					   bool queued, unsigned int preempt_us)
+{
+	struct kfd_fake_node *fake = kunit_kzalloc(test, sizeof(*fake),
+						   GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, fake);
+	ret = kfd_fake_node_init(test, fake, model, queued);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfd_dqm_release,
+							fake), 0);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "fake node");
+	soft_hws_set(&fake->hws, preempt_us, SOFT_HWS_INJECT_NONE, 0, 0);
+	return fake;
+}
+
+static void kfd_dqm_teardown(struct kunit *test, struct kfd_fake_node *fake)
+{
+	kunit_release_action(test, kfd_dqm_release, fake);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	KUNIT_EXPECT_EQ(test, fake->hws.bad_packets, 0);
+}
+
+/* no MQD touched while mapped, no bad packet, mapped set == active queues */
+static void kfd_dqm_check(struct kunit *test, struct kfd_fake_node *fake)
+{
+	struct device_queue_manager *dqm = fake->dqm;
+	struct soft_hws *hws = &fake->hws;
+	unsigned int active = 0, missing = 0, nmapped, violations, bad;
+	struct device_process_node *cur;
+	struct queue *q;
+
+	soft_hws_sync(hws);
+	dqm_lock(dqm);
+	spin_lock(&hws->lock);
+	list_for_each_entry(cur, &dqm->queues, list)
+		list_for_each_entry(q, &cur->qpd->queues_list, list) {
+			if (!q->properties.is_active)
+				continue;
+			active++;
+			if (soft_hws_find(hws, q->gart_mqd_addr) < 0)
+				missing++;
+		}
+	nmapped = hws->nmapped;
+	violations = hws->violations;
+	bad = hws->bad_packets;
+	spin_unlock(&hws->lock);
+	KUNIT_EXPECT_EQ(test, active, dqm->active_queue_count);
+	dqm_unlock(dqm);
+
+	KUNIT_EXPECT_EQ_MSG(test, violations, 0, "%s", hws->violation);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ_MSG(test, missing, 0, "active queues not mapped");
+	KUNIT_EXPECT_EQ_MSG(test, nmapped, active, "mapped != active");
+}
+
+/* none of @fp's queues is mapped */
+static unsigned int kfd_dqm_mapped_of(struct kfd_fake_node *fake,
+				      struct kfd_fake_proc *fp)
+{
+	struct soft_hws *hws = &fake->hws;
+	unsigned int i, n = 0;
+
+	soft_hws_sync(hws);
+	spin_lock(&hws->lock);
+	for (i = 0; i < hws->nmapped; i++)
+		if (hws->mapped[i].pasid == fp->p->pasid)
+			n++;
+	spin_unlock(&hws->lock);
+	return n;
+}
+
+static unsigned int kfd_dqm_nmapped(struct kfd_fake_node *fake)
+{
+	unsigned int n;
+
+	soft_hws_sync(&fake->hws);
+	spin_lock(&fake->hws.lock);
+	n = fake->hws.nmapped;
+	spin_unlock(&fake->hws.lock);
+	return n;
+}
+
+static unsigned int kfd_dqm_unmaps(struct kfd_fake_node *fake)
+{
+	unsigned int n;
+
+	spin_lock(&fake->hws.lock);
+	n = fake->hws.unmaps;
+	spin_unlock(&fake->hws.lock);
+	return n;
+}
+
+/* create a queue of @type for @fp; the test stops if that fails */
+static struct queue *kfd_dqm_mkq(struct kunit *test,
+				 struct kfd_fake_node *fake,
+				 struct kfd_fake_proc *fp,
+				 enum kfd_queue_type type)
+{
+	struct queue *q = NULL;
+	int ret = kfd_fake_queue_create(fake, fp, type, &q);
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return q;
+}
+
+static void kfd_dqm_rmq(struct kunit *test, struct kfd_fake_node *fake,
+			struct kfd_fake_proc *fp, struct queue *q)
+{
+	int ret = kfd_fake_queue_destroy(fake, fp, q);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+}
+
+/* evict (true) or restore (false) @fp's queues */
+static int kfd_dqm_evict(struct kfd_fake_node *fake, struct kfd_fake_proc *fp,
+			 bool evict)
+{
+	struct device_queue_manager *dqm = fake->dqm;
+
+	if (evict)
+		return dqm->ops.evict_process_queues(dqm, &fp->pdd->qpd);
+	return dqm->ops.restore_process_queues(dqm, &fp->pdd->qpd);
+}
+
+/* create, map, destroy on both models, both settings */
+static void kfd_dqm_test_create_destroy(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[2];
+	struct queue *q[2][3];
+	unsigned int i, j;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	for (i = 0; i < 2; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+		q[i][0] = kfd_dqm_mkq(test, fake, fp[i], KFD_QUEUE_TYPE_COMPUTE);
+		q[i][1] = kfd_dqm_mkq(test, fake, fp[i], KFD_QUEUE_TYPE_COMPUTE);
+		q[i][2] = kfd_dqm_mkq(test, fake, fp[i], KFD_QUEUE_TYPE_SDMA);
+		kfd_dqm_check(test, fake);
+	}
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 6);
+	KUNIT_EXPECT_EQ(test, fake->hws.max_processes, 2);
+	KUNIT_EXPECT_EQ(test, fake->dqm->mp_rlq_on, param->queued);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++) {
+			kfd_dqm_rmq(test, fake, fp[i], q[i][j]);
+			kfd_dqm_check(test, fake);
+		}
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* update_queue(): priority and deactivation go through the real MQD update */
+static void kfd_dqm_test_update(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;
+	struct v9_mqd *m;
+	struct queue *q;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	fp = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	q = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	m = q->mqd;
+	KUNIT_EXPECT_EQ(test, m->cp_hqd_queue_priority, 7);
+
+	q->properties.priority = 12;
+	KUNIT_EXPECT_EQ(test, fake->dqm->ops.update_queue(fake->dqm, q, NULL), 0);
+	KUNIT_EXPECT_EQ(test, m->cp_hqd_queue_priority, 12);
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 1);
+
+	/* queue_percent 0 makes it inactive: unmapped */
+	q->properties.queue_percent = 0;
+	KUNIT_EXPECT_EQ(test, fake->dqm->ops.update_queue(fake->dqm, q, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, q->properties.is_active);
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 0);
+
+	q->properties.queue_percent = 100;
+	KUNIT_EXPECT_EQ(test, fake->dqm->ops.update_queue(fake->dqm, q, NULL), 0);
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 1);
+
+	kfd_dqm_rmq(test, fake, fp, q);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* evict and restore: no queue of an evicted process stays mapped */
+static void kfd_dqm_test_evict_restore(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[3];
+	struct queue *q[3][2];
+	unsigned int i, j;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	for (i = 0; i < 3; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+		for (j = 0; j < 2; j++)
+			q[i][j] = kfd_dqm_mkq(test, fake, fp[i], j ?
+					      KFD_QUEUE_TYPE_SDMA :
+					      KFD_QUEUE_TYPE_COMPUTE);
+	}
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[1], true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[0]), 2);
+	kfd_dqm_check(test, fake);
+	/* nested eviction, then a queue created while evicted stays off */
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[1], true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[1], false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[1], false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[1]), 2);
+	kfd_dqm_check(test, fake);
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < 2; j++)
+			kfd_dqm_rmq(test, fake, fp[i], q[i][j]);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* process termination with queues left: the real process_termination_cpsch */
+static void kfd_dqm_test_terminate(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[2];
+	struct queue *q[2][3];
+	unsigned int i, j;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	for (i = 0; i < 2; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+		for (j = 0; j < 3; j++)
+			q[i][j] = kfd_dqm_mkq(test, fake, fp[i], j == 2 ?
+					      KFD_QUEUE_TYPE_SDMA :
+					      KFD_QUEUE_TYPE_COMPUTE);
+	}
+	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fp[0]), 0);
+	/* its MQDs are freed: the queues are only structs now */
+	for (j = 0; j < 3; j++)
+		uninit_queue(q[0][j]);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[0]), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[1]), 3);
+	kfd_dqm_check(test, fake);
+	for (j = 0; j < 3; j++)
+		kfd_dqm_rmq(test, fake, fp[1], q[1][j]);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* oversubscription: 10 processes (8 VMIDs) with 3 queues each (30 > 24) */
+static void kfd_dqm_test_oversubscription(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[10];
+	struct queue *q[10][3];
+	unsigned int i, j;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 10);
+	for (i = 0; i < 10; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+		for (j = 0; j < 3; j++)
+			q[i][j] = kfd_dqm_mkq(test, fake, fp[i],
+					      KFD_QUEUE_TYPE_COMPUTE);
+	}
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 30);
+	KUNIT_EXPECT_EQ(test, fake->hws.max_processes, 10);
+	KUNIT_EXPECT_TRUE(test, fake->dqm->packet_mgr.is_over_subscription);
+	for (i = 0; i < 10; i++)
+		for (j = 0; j < 3; j++)
+			kfd_dqm_rmq(test, fake, fp[i], q[i][j]);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* HWS hang: the preemption never completes; the fence wait times out */
+static void kfd_dqm_test_hws_hang(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_node *fake;
+	int ret;
+	struct kfd_fake_proc *fp;
+	struct queue *q[2];
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	fp = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+
+	queue_preemption_timeout_ms = 50;
+	soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_HANG, 0, 0);
+	/* the queue is gone for the process either way (-ETIME) */
+	ret = fake->dqm->ops.destroy_queue(fake->dqm, &fp->pdd->qpd, q[0]);
+	KUNIT_EXPECT_EQ(test, ret, -ETIME);
+	uninit_queue(q[0]);
+	flush_work(&fake->dqm->hw_exception_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	KUNIT_EXPECT_TRUE(test, fp->pdd->has_reset_queue);
+	KUNIT_EXPECT_TRUE(test, fp->pdd->qpd.reset_wavefronts);
+	fp->pdd->qpd.reset_wavefronts = false;
+
+	/* the GPU reset: the HWS forgets everything, the driver restarts */
+	soft_hws_reset(&fake->hws);
+	fake->dqm->active_runlist = false;
+	pm_release_ib(&fake->dqm->packet_mgr);
+	queue_preemption_timeout_ms = saved_timeout;
+	kfd_dqm_rmq(test, fake, fp, q[1]);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* concurrent create/destroy from one thread per process */
+struct kfd_dqm_worker {
+	struct kunit *test;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;
+	unsigned int queues;
+	unsigned int sdma;	/* of them, SDMA queues */
+	unsigned int rounds;
+	bool evict;
+	int errors;
+	struct completion *start;
+	struct completion done;
+};
+
+static int kfd_dqm_worker_fn(void *data)
+{
+	struct kfd_dqm_worker *w = data;
+	struct device_queue_manager *dqm = w->fake->dqm;
+	struct queue *q[16];
+	unsigned int r, i;
+
+	/* the static stubs follow the test, as in the test's own thread */
+	current->kunit_test = w->test;
+	wait_for_completion(w->start);
+	for (r = 0; r < w->rounds; r++) {
+		for (i = 0; i < w->queues; i++) {
+			enum kfd_queue_type type = i < w->sdma ?
+				KFD_QUEUE_TYPE_SDMA : KFD_QUEUE_TYPE_COMPUTE;
+
+			if (kfd_fake_queue_create(w->fake, w->fp, type, &q[i])) {
+				w->errors++;
+				q[i] = NULL;
+			}
+		}
+		if (w->evict) {
+			if (dqm->ops.evict_process_queues(dqm, &w->fp->pdd->qpd))
+				w->errors++;
+			if (kfd_dqm_mapped_of(w->fake, w->fp))
+				w->errors++;
+			if (dqm->ops.restore_process_queues(dqm, &w->fp->pdd->qpd))
+				w->errors++;
+		}
+		for (i = 0; i < w->queues; i++)
+			if (q[i] && kfd_fake_queue_destroy(w->fake, w->fp, q[i]))
+				w->errors++;
+	}
+	current->kunit_test = NULL;
+	complete(&w->done);
+	return 0;
+}
+
+struct kfd_dqm_run {
+	unsigned int procs;
+	unsigned int queues;
+	unsigned int sdma;
+	unsigned int rounds;
+	bool evict;
+	/* results */
+	unsigned int cycles;
+	unsigned int runlists;
+	u64 wall_us;
+	int errors;
+};
+
+static void kfd_dqm_run(struct kunit *test, struct kfd_fake_node *fake,
+			struct kfd_dqm_run *run)
+{
+	struct kfd_dqm_worker *w;
+	DECLARE_COMPLETION_ONSTACK(start);
+	unsigned int i, unmaps0, runlists0;
+	ktime_t t0;
+
+	w = kcalloc(run->procs, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	for (i = 0; i < run->procs; i++) {
+		struct task_struct *t;
+
+		w[i].test = test;
+		w[i].fake = fake;
+		w[i].fp = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, w[i].fp);
+		w[i].queues = run->queues;
+		w[i].sdma = run->sdma;
+		w[i].rounds = run->rounds;
+		w[i].evict = run->evict;
+		w[i].start = &start;
+		init_completion(&w[i].done);
+		t = kthread_run(kfd_dqm_worker_fn, &w[i], "kfd_dqm_w%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	unmaps0 = kfd_dqm_unmaps(fake);
+	runlists0 = fake->hws.runlists;
+	t0 = ktime_get();
+	complete_all(&start);
+	run->errors = 0;
+	for (i = 0; i < run->procs; i++) {
+		wait_for_completion(&w[i].done);
+		run->errors += w[i].errors;
+	}
+	run->wall_us = ktime_us_delta(ktime_get(), t0);
+	run->cycles = kfd_dqm_unmaps(fake) - unmaps0;
+	run->runlists = fake->hws.runlists - runlists0;
+	kfree(w);
+}
+
+/* N processes x M compute and SDMA queues, created and destroyed at once */
+static void kfd_dqm_test_concurrent(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_dqm_run run = {
+		.procs = 16, .queues = 4, .sdma = 1, .rounds = 3, .evict = true,
+	};
+	struct kfd_fake_node *fake;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 50);
+	kfd_dqm_run(test, fake, &run);
+	KUNIT_EXPECT_EQ(test, run.errors, 0);
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, fake->dqm->active_queue_count, 0);
+	KUNIT_EXPECT_EQ(test, fake->dqm->total_queue_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
+	kunit_info(test, "%s: %u processes x %u queues x %u rounds: %u preemption cycles, %llu us\n",
+		   param->desc, run.procs, run.queues, run.rounds, run.cycles,
+		   run.wall_us);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * Per-queue reset (gc 9.4.3 hqd_reset): the preemption that destroys a
+ * queue fails with that queue hung. The reset must find it by its address
+ * and reset only it; a GPU reset of every process is the fallback when it
+ * cannot.
+ */
+static void kfd_dqm_test_reset_destroyed_queue(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;
+	struct queue *q[2];
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	fp = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+
+	soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_FAIL_PREEMPT,
+		     q[0]->properties.doorbell_off,
+		     q[0]->properties.queue_address);
+	kfd_dqm_rmq(test, fake, fp, q[0]);
+	flush_work(&fake->dqm->hw_exception_work);
+	KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fake->gpu_resets), 0,
+			    "the hung queue was not found: GPU reset");
+	KUNIT_EXPECT_TRUE(test, fp->pdd->has_reset_queue);
+	KUNIT_EXPECT_FALSE(test, fake->dqm->is_hws_hang);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 1);
+	kfd_dqm_check(test, fake);
+
+	kfd_dqm_rmq(test, fake, fp, q[1]);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* one queue operation in its own thread */
+struct kfd_dqm_op {
+	struct kunit *test;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;
+	bool create;
+	enum kfd_queue_type type;
+	struct queue *q;
+	int ret;
+	struct completion done;
+};
+
+static int kfd_dqm_op_fn(void *data)
+{
+	struct kfd_dqm_op *op = data;
+
+	current->kunit_test = op->test;
+	if (op->create)
+		op->ret = kfd_fake_queue_create(op->fake, op->fp, op->type,
+						&op->q);
+	else
+		op->ret = kfd_fake_queue_destroy(op->fake, op->fp, op->q);
+	current->kunit_test = NULL;
+	complete(&op->done);
+	return 0;
+}
+
+static void kfd_dqm_op_start(struct kunit *test, struct kfd_dqm_op *op,
+			     struct kfd_fake_node *fake,
+			     struct kfd_fake_proc *fp, bool create,
+			     enum kfd_queue_type type, struct queue *q)
+{
+	struct task_struct *t;
+
+	op->test = test;
+	op->fake = fake;
+	op->fp = fp;
+	op->create = create;
+	op->type = type;
+	op->q = q;
+	init_completion(&op->done);
+	t = kthread_run(kfd_dqm_op_fn, op, "kfd_dqm_op");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+}
+
+/* wait until @n callers wait for dqm_lock in kfd_mp_dqm_lock() */
+static void kfd_dqm_wait_arriving(struct device_queue_manager *dqm,
+				  unsigned int n)
+{
+	unsigned int i, arriving = 0;
+
+	for (i = 0; i < 2000; i++) {
+		spin_lock(&dqm->mp_rlq.lock);
+		arriving = dqm->mp_rlq.arriving;
+		spin_unlock(&dqm->mp_rlq.lock);
+		if (arriving >= n)
+			return;
+		usleep_range(100, 200);
+	}
+}
+
+/*
+ * SDMA queue ids and MQDs: an SDMA MQD sits at a fixed slot per (engine,
+ * queue), and the allocator hands out the lowest free id. While process
+ * A's SDMA queue is being destroyed, process B creates one. B's create
+ * must not get A's id, and so A's MQD slot, before the HWS has unmapped
+ * A's queue. The interleaving: a long cycle holds dqm_lock while A's
+ * destroy, B's SDMA id allocation and a third change queue up behind it,
+ * in that order.
+ */
+static void kfd_dqm_test_sdma_reuse(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_dqm_op op_c, op_a, op_b, op_d;
+	struct kfd_fake_proc *fa, *fb, *fc, *fd;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_node *fake;
+	struct queue *qa, *qc;
+	unsigned int attempt;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fb = kfd_fake_proc_add(fake);
+	fc = kfd_fake_proc_add(fake);
+	fd = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fb && fc && fd);
+
+	for (attempt = 0; attempt < 3 && !fake->hws.violations; attempt++) {
+		qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_SDMA);
+		qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
+		/* C's destroy runs a 100 ms cycle with dqm_lock held */
+		soft_hws_set(&fake->hws, 100000, SOFT_HWS_INJECT_NONE, 0, 0);
+		kfd_dqm_op_start(test, &op_c, fake, fc, false, 0, qc);
+		msleep(20);
+		/* behind it: A's destroy, B's SDMA create, D's create */
+		kfd_dqm_op_start(test, &op_a, fake, fa, false, 0, qa);
+		if (dqm->mp_rlq_on)
+			kfd_dqm_wait_arriving(dqm, 1);
+		else
+			msleep(20);
+		kfd_dqm_op_start(test, &op_b, fake, fb, true,
+				 KFD_QUEUE_TYPE_SDMA, NULL);
+		msleep(20);
+		kfd_dqm_op_start(test, &op_d, fake, fd, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		if (dqm->mp_rlq_on)
+			kfd_dqm_wait_arriving(dqm, 2);
+		else
+			msleep(20);
+		soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_NONE, 0, 0);
+		wait_for_completion(&op_c.done);
+		wait_for_completion(&op_a.done);
+		wait_for_completion(&op_b.done);
+		wait_for_completion(&op_d.done);
+		KUNIT_EXPECT_EQ(test, op_c.ret, 0);
+		KUNIT_EXPECT_EQ(test, op_a.ret, 0);
+		KUNIT_EXPECT_EQ(test, op_b.ret, 0);
+		KUNIT_EXPECT_EQ(test, op_d.ret, 0);
+		kfd_dqm_check(test, fake);
+		if (!op_b.ret)
+			kfd_dqm_rmq(test, fake, fb, op_b.q);
+		if (!op_d.ret)
+			kfd_dqm_rmq(test, fake, fd, op_d.q);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* one call in its own thread */
+enum kfd_dqm_call_what {
+	KFD_DQM_CALL_HALT,
+	KFD_DQM_CALL_RESTORE,
+	KFD_DQM_CALL_EVICT,
+	KFD_DQM_CALL_CHECKPOINT,
+};
+
+struct kfd_dqm_call {
+	struct kunit *test;
+	struct kfd_fake_node *fake;
+	enum kfd_dqm_call_what what;
+	struct kfd_fake_proc *fp;	/* to restore or evict */
+	struct queue *q;		/* to checkpoint */
+	int ret;
+	struct completion done;
+};
+
+static int kfd_dqm_call_fn(void *data)
+{
+	struct kfd_dqm_call *c = data;
+	struct device_queue_manager *dqm = c->fake->dqm;
+	static u8 mqd[sizeof(struct v9_mqd)], ctl[PAGE_SIZE];
+
+	current->kunit_test = c->test;
+	switch (c->what) {
+	case KFD_DQM_CALL_HALT:
+		c->ret = dqm->ops.halt(dqm);
+		break;
+	case KFD_DQM_CALL_RESTORE:
+	case KFD_DQM_CALL_EVICT:
+		c->ret = kfd_dqm_evict(c->fake, c->fp,
+				       c->what == KFD_DQM_CALL_EVICT);
+		break;
+	case KFD_DQM_CALL_CHECKPOINT:
+		c->ret = dqm->ops.checkpoint_mqd(dqm, c->q, mqd, ctl);
+		break;
+	}
+	current->kunit_test = NULL;
+	complete(&c->done);
+	return 0;
+}
+
+static void kfd_dqm_call_start(struct kunit *test, struct kfd_dqm_call *c,
+			       struct kfd_fake_node *fake,
+			       enum kfd_dqm_call_what what,
+			       struct kfd_fake_proc *fp, struct queue *q)
+{
+	struct task_struct *t;
+
+	c->test = test;
+	c->fake = fake;
+	c->what = what;
+	c->fp = fp;
+	c->q = q;
+	init_completion(&c->done);
+	t = kthread_run(kfd_dqm_call_fn, c, "kfd_dqm_call");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+}
+
+/*
+ * A hung HWS costs a path that preempts one preemption timeout. With
+ * the queued runlist, a stock path (here halt) first runs a cycle for a
+ * pending change (process A's create); when that cycle's preemption
+ * times out, the stock path must not send its own unmap and wait again.
+ * The interleaving: A's create records its change and sleeps because
+ * process E's restore is on the way; halt takes dqm_lock next; E's
+ * restore, of a twice-evicted process, leaves without a cycle.
+ */
+static void kfd_dqm_test_hang_flush(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_proc *fa, *fc, *fe;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_call halt, restore;
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op_a;
+	struct queue *qc;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fc = kfd_fake_proc_add(fake);
+	fe = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fc && fe);
+	qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	soft_hws_sync(&fake->hws);
+
+	queue_preemption_timeout_ms = 200;
+	soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_HANG, 0, 0);
+	dqm_lock(dqm);
+	kfd_dqm_op_start(test, &op_a, fake, fa, true, KFD_QUEUE_TYPE_COMPUTE,
+			 NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 1);
+	else
+		msleep(20);
+	kfd_dqm_call_start(test, &halt, fake, KFD_DQM_CALL_HALT, NULL, NULL);
+	msleep(20);
+	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
+			   NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 2);
+	else
+		msleep(20);
+	dqm_unlock(dqm);
+	wait_for_completion(&op_a.done);
+	wait_for_completion(&halt.done);
+	wait_for_completion(&restore.done);
+
+	KUNIT_EXPECT_EQ(test, op_a.ret, -ETIME);
+	KUNIT_EXPECT_EQ(test, halt.ret, -ETIME);
+	KUNIT_EXPECT_EQ(test, restore.ret, 0);
+	/* stock: A's create ran its own cycle before halt; queued: halt's */
+	KUNIT_EXPECT_EQ_MSG(test, soft_hws_pending_unmaps(&fake->hws),
+			    dqm->mp_rlq_on ? 1 : 2,
+			    "unmaps sent to the hung HWS");
+
+	/* the GPU reset */
+	flush_work(&dqm->hw_exception_work);
+	soft_hws_reset(&fake->hws);
+	dqm->active_runlist = false;
+	pm_release_ib(&dqm->packet_mgr);
+	queue_preemption_timeout_ms = saved_timeout;
+	KUNIT_EXPECT_EQ(test, dqm->ops.unhalt(dqm), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
+	kfd_dqm_rmq(test, fake, fc, qc);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * is_active == false must still mean "preempted" for the readers of a
+ * queue's MQD (checkpoint_mqd, get_wave_state). With the queued runlist,
+ * an eviction marks A's queue inactive under dqm_lock and may sleep
+ * before its cycle preempts the queue. The interleaving: A's eviction
+ * records its change and sleeps because process E's restore is on the
+ * way; a checkpoint of A's queue takes dqm_lock next; E's restore, of a
+ * twice-evicted process, leaves without a cycle.
+ */
+static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_dqm_call evict, ckpt, restore;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fe;
+	struct kfd_fake_node *fake;
+	struct queue *qa;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fe = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fe);
+	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	soft_hws_sync(&fake->hws);
+
+	dqm_lock(dqm);
+	kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa, NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 1);
+	else
+		msleep(20);
+	kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT, NULL,
+			   qa);
+	msleep(20);
+	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
+			   NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 2);
+	else
+		msleep(20);
+	dqm_unlock(dqm);
+	wait_for_completion(&evict.done);
+	wait_for_completion(&ckpt.done);
+	wait_for_completion(&restore.done);
+
+	KUNIT_EXPECT_EQ(test, evict.ret, 0);
+	KUNIT_EXPECT_EQ(test, ckpt.ret, 0);
+	KUNIT_EXPECT_EQ(test, restore.ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qa);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * An eviction from the userptr MMU notifier runs with the notifier's
+ * locks held (amdgpu_amdkfd_evict_userptr(): process_info->notifier_lock)
+ * and, queued, may sleep until another caller's cycle serves it. That
+ * wait is not a lock, but everything it waits for holds or waits for
+ * dqm_lock, and the eviction takes dqm_lock under the notifier's locks
+ * to record its change before it sleeps (and again itself after the
+ * leader timeout). So lockdep learns notifier_lock -> dqm_lock even when
+ * the eviction never leads. The case pins that: process A's eviction
+ * under a mutex playing notifier_lock records its change and sleeps
+ * because B's create is on the way; B's create runs the cycle for both;
+ * lockdep must then have the dependency of that mutex on dqm_lock.
+ */
+struct kfd_dqm_notifier_evict {
+	struct kfd_dqm_call call;
+	struct mutex *notifier_lock;	/* held over the eviction */
+};
+
+static int kfd_dqm_notifier_evict_fn(void *data)
+{
+	struct kfd_dqm_notifier_evict *n = data;
+	struct kfd_dqm_call *c = &n->call;
+
+	current->kunit_test = c->test;
+	mutex_lock(n->notifier_lock);
+	c->ret = kfd_dqm_evict(c->fake, c->fp, true);
+	mutex_unlock(n->notifier_lock);
+	current->kunit_test = NULL;
+	complete(&c->done);
+	return 0;
+}
+
+static bool kfd_dqm_lockdep_after(struct lockdep_map *first,
+				  struct lockdep_map *then)
+{
+	struct lock_class *fc = first->class_cache[0];
+	struct lock_class *tc = then->class_cache[0];
+	struct lock_list *entry;
+	bool found = false;
+
+	if (!fc || !tc)
+		return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(entry, &fc->locks_after, entry)
+		if (entry->class == tc)
+			found = true;
+	rcu_read_unlock();
+	return found;
+}
+
+static void kfd_dqm_test_notifier_evict(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	static struct lock_class_key key;
+	struct kfd_dqm_notifier_evict n = {};
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fb;
+	struct kfd_fake_node *fake;
+	struct mutex *notifier_lock;	/* plays process_info->notifier_lock */
+	struct task_struct *t;
+	struct kfd_dqm_op op_b;
+	struct queue *qa;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING) || !debug_locks)
+		kunit_skip(test, "lockdep is off");
+	notifier_lock = kunit_kzalloc(test, sizeof(*notifier_lock), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, notifier_lock);
+	__mutex_init(notifier_lock, "kfd_dqm_test_notifier_lock", &key);
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fb = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fb);
+	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+
+	n.notifier_lock = notifier_lock;
+	n.call.test = test;
+	n.call.fake = fake;
+	n.call.what = KFD_DQM_CALL_EVICT;
+	n.call.fp = fa;
+	init_completion(&n.call.done);
+	dqm_lock(dqm);
+	t = kthread_run(kfd_dqm_notifier_evict_fn, &n, "kfd_dqm_notifier");
+	if (IS_ERR(t))
+		dqm_unlock(dqm);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 1);
+	else
+		msleep(20);
+	kfd_dqm_op_start(test, &op_b, fake, fb, true, KFD_QUEUE_TYPE_COMPUTE,
+			 NULL);
+	if (dqm->mp_rlq_on)
+		kfd_dqm_wait_arriving(dqm, 2);
+	else
+		msleep(20);
+	dqm_unlock(dqm);
+	wait_for_completion(&n.call.done);
+	wait_for_completion(&op_b.done);
+	KUNIT_EXPECT_EQ(test, n.call.ret, 0);
+	KUNIT_EXPECT_EQ(test, op_b.ret, 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 0);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      kfd_dqm_lockdep_after(&notifier_lock->dep_map,
+						    &dqm->lock_hidden.dep_map),
+			      "lockdep has no notifier_lock -> dqm_lock");
+
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qa);
+	if (!op_b.ret)
+		kfd_dqm_rmq(test, fake, fb, op_b.q);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * Device teardown with a request pending from another thread. Process
+ * A's eviction records its change and sleeps, because a caller counts as
+ * arriving (the test plays one that never comes). The teardown, in the
+ * test's thread, serves it (a flush cycle of a stock path, or
+ * kfd_mp_rlq_dqm_fini()) and frees the dqm. A sleeper that was served still has to
+ * leave the request queue, which lives in the dqm: the teardown must
+ * wait for it. To make that window wide, a real-time thread keeps A off
+ * its CPU for up to 500 ms while the test and the HWS run at a higher
+ * real-time priority; KASAN reports A's late access if the teardown did
+ * not wait.
+ */
+struct kfd_dqm_hog {
+	struct completion started;
+	bool stop;
+};
+
+/* SCHED_FIFO at @prio: the HWS above the test above the hog */
+static void kfd_dqm_set_fifo(struct task_struct *p, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	WARN_ON(sched_setscheduler_nocheck(p, SCHED_FIFO, &sp));
+}
+
+static int kfd_dqm_hog_fn(void *data)
+{
+	struct kfd_dqm_hog *hog = data;
+	ktime_t end;
+
+	kfd_dqm_set_fifo(current, 1);
+	end = ktime_add_ms(ktime_get(), 500);
+	complete(&hog->started);
+	while (!READ_ONCE(hog->stop) && ktime_before(ktime_get(), end))
+		cpu_relax();
+	return 0;
+}
+
+static void kfd_dqm_test_teardown_pending(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_call evict = {};
+	struct kfd_dqm_hog hog = {};
+	struct task_struct *t, *h;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fa;
+	unsigned int i, npending = 0;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+
+	init_completion(&hog.started);
+	h = kthread_create(kfd_dqm_hog_fn, &hog, "kfd_dqm_hog");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h));
+	kthread_bind(h, 0);
+	evict.test = test;
+	evict.fake = fake;
+	evict.what = KFD_DQM_CALL_EVICT;
+	evict.fp = fa;
+	init_completion(&evict.done);
+	t = kthread_create(kfd_dqm_call_fn, &evict, "kfd_dqm_evict");
+	if (IS_ERR(t))
+		kthread_stop(h);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, 0);
+	kfd_dqm_set_fifo(fake->hws.thread, 3);
+	kfd_dqm_set_fifo(current, 2);
+
+	spin_lock(&dqm->mp_rlq.lock);
+	dqm->mp_rlq.arriving++;
+	spin_unlock(&dqm->mp_rlq.lock);
+	wake_up_process(t);
+	for (i = 0; i < 2000 && !npending; i++) {
+		usleep_range(100, 200);
+		spin_lock(&dqm->mp_rlq.lock);
+		npending = dqm->mp_rlq.npending;
+		spin_unlock(&dqm->mp_rlq.lock);
+	}
+	/* A sleeps; from here on the hog keeps it off the CPU */
+	wake_up_process(h);
+	wait_for_completion(&hog.started);
+	KUNIT_EXPECT_EQ(test, npending, 1);
+	spin_lock(&dqm->mp_rlq.lock);
+	dqm->mp_rlq.arriving--;
+	spin_unlock(&dqm->mp_rlq.lock);
+
+	kfd_dqm_teardown(test, fake);
+	WRITE_ONCE(hog.stop, true);
+	sched_set_normal(current, 0);
+	wait_for_completion(&evict.done);
+	KUNIT_EXPECT_EQ(test, evict.ret, 0);
+}
+
+/*
+ * A runlist is one IB for every process, so a failure while building it
+ * (here the MAP_PROCESS packet of process A, once) fails the whole map.
+ * Stock serves one change per cycle: the create whose cycle failed is
+ * undone and fails, the next creates run their own cycles and succeed.
+ * The queued runlist must not fail and undo the other processes' creates
+ * that happened to share that cycle. The interleaving: the creates of A,
+ * B and C queue up behind dqm_lock, so queued serves them in one cycle.
+ */
+static const struct packet_manager_funcs *kfd_dqm_pmf_orig;
+static struct packet_manager_funcs kfd_dqm_pmf_fail;
+static struct qcm_process_device *kfd_dqm_fail_qpd;
+static atomic_t kfd_dqm_fail_maps;
+
+static int kfd_dqm_fail_map_process(struct packet_manager *pm, u32 *buffer,
+				    struct qcm_process_device *qpd)
+{
+	if (qpd == kfd_dqm_fail_qpd && atomic_add_unless(&kfd_dqm_fail_maps,
+							 -1, 0))
+		return -ENOMEM;
+	return kfd_dqm_pmf_orig->map_process(pm, buffer, qpd);
+}
+
+static void kfd_dqm_test_map_fail(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fp[3];
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op[3];
+	unsigned int i, failed = 0;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	for (i = 0; i < 3; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+	}
+	kfd_dqm_pmf_orig = dqm->packet_mgr.pmf;
+	kfd_dqm_pmf_fail = *kfd_dqm_pmf_orig;
+	kfd_dqm_pmf_fail.map_process = kfd_dqm_fail_map_process;
+	kfd_dqm_fail_qpd = &fp[0]->pdd->qpd;
+	atomic_set(&kfd_dqm_fail_maps, 1);
+
+	dqm_lock(dqm);
+	dqm->packet_mgr.pmf = &kfd_dqm_pmf_fail;
+	for (i = 0; i < 3; i++) {
+		kfd_dqm_op_start(test, &op[i], fake, fp[i], true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		if (dqm->mp_rlq_on)
+			kfd_dqm_wait_arriving(dqm, i + 1);
+		else
+			msleep(20);
+	}
+	dqm_unlock(dqm);
+	for (i = 0; i < 3; i++) {
+		wait_for_completion(&op[i].done);
+		if (op[i].ret) {
+			KUNIT_EXPECT_EQ(test, op[i].ret, -ENOMEM);
+			failed++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&kfd_dqm_fail_maps), 0);
+	KUNIT_EXPECT_EQ_MSG(test, failed, 1,
+			    "creates failed by one failed MAP_PROCESS");
+	kfd_dqm_check(test, fake);
+
+	dqm_lock(dqm);
+	dqm->packet_mgr.pmf = kfd_dqm_pmf_orig;
+	dqm_unlock(dqm);
+	for (i = 0; i < 3; i++)
+		if (!op[i].ret)
+			kfd_dqm_rmq(test, fake, fp[i], op[i].q);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * The benchmark on the real code: P processes each create then destroy 5
+ * queues (4 compute, 1 SDMA) at once, 200 us emulated preemption, stock
+ * against queued; optionally each process is evicted and restored in
+ * between. Figures only, printed; no timing is asserted.
+ */
+static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
+			      bool evict)
+{
+	struct kfd_dqm_run run[2];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct kfd_fake_node *fake;
+
+		memset(&run[i], 0, sizeof(run[i]));
+		run[i].procs = procs;
+		run[i].queues = 5;
+		run[i].sdma = 1;
+		run[i].rounds = 1;
+		run[i].evict = evict;
+		fake = kfd_dqm_setup(test, &kfd_fake_mi300x, i == 1, 200);
+		kfd_dqm_run(test, fake, &run[i]);
+		KUNIT_EXPECT_EQ(test, run[i].errors, 0);
+		kfd_dqm_check(test, fake);
+		kfd_dqm_teardown(test, fake);
+	}
+	kunit_info(test, "bench %u procs x 5 queues%s, 200 us preemption: stock %u cycles %llu us, queued %u cycles %llu us: %u.%02ux fewer cycles, %llu.%02llux less time\n",
+		   procs, evict ? " + evict/restore" : "",
+		   run[0].cycles, run[0].wall_us, run[1].cycles, run[1].wall_us,
+		   run[0].cycles / max(run[1].cycles, 1U),
+		   run[0].cycles * 100 / max(run[1].cycles, 1U) % 100,
+		   div64_u64(run[0].wall_us, max_t(u64, run[1].wall_us, 1)),
+		   div64_u64(run[0].wall_us * 100,
+			     max_t(u64, run[1].wall_us, 1)) % 100);
+}
+
+/* three runs of each: the spread is part of the figure */
+static void kfd_dqm_test_bench(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		kfd_dqm_bench_one(test, 8, false);
+		kfd_dqm_bench_one(test, 16, false);
+		kfd_dqm_bench_one(test, 8, true);
+	}
+}
+
+static struct kunit_case kfd_dqm_test_cases[] = {
+	KUNIT_CASE_PARAM(kfd_dqm_test_create_destroy, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_update, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_evict_restore, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_terminate, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_oversubscription, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_hws_hang, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_reset_destroyed_queue, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_sdma_reuse, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_concurrent, kfd_dqm_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM(kfd_dqm_test_hang_flush, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_pending, kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_notifier_evict, kfd_dqm_gen_params),
+	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
+	{}
+};
+
+static struct kunit_suite kfd_dqm_test_suite = {
+	.name = "kfd_dqm",
+	.test_cases = kfd_dqm_test_cases,
+};
+
+kunit_test_suite(kfd_dqm_test_suite);

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * A fake GFX 9.4.3 KFD node for the device queue manager KUnit tests
+ * (kfd_dqm_test.c): what the device queue manager, the packet manager and
+ * the MQD managers read of an MI300X (SPX, 8 XCCs) or MI308X (SPX,
+ * 4 XCCs), with RAM where the GPU would have memory:
+ *
+ * - a zeroed amdgpu_device with the IP versions, MEC and SDMA layout and
+ *   a reset domain;
+ * - the GTT sub-allocator (kfd_gtt_sa_*) on plain kernel memory;
+ * - amdgpu_amdkfd_alloc_gtt_mem()/free_gtt_mem() redirected (static stub)
+ *   to kernel memory, so KASAN sees every MQD as its own object;
+ * - doorbells in RAM, with doorbell BOs whose offset the real
+ *   amdgpu_doorbell_index_on_bar() computes;
+ * - a kfd2kgd table whose register accessors do nothing, except the
+ *   per-queue reset pair, which asks the software HWS;
+ * - CWSR on, so a compute MQD of the 8 XCCs gets its own allocation.
+ *
+ * The real device_queue_manager_init(), start/stop, pm_init() and
+ * kernel_queue_init() run on it; the software HWS (kfd_soft_hws.h)
+ * executes what they send.
+ */
+#ifndef KFD_FAKE_NODE_H_INCLUDED
+#define KFD_FAKE_NODE_H_INCLUDED
+
+#include <kunit/test.h>
+#include "kfd_soft_hws.h"
+
+#define KFD_FAKE_MAX_PROCS	32
+#define KFD_FAKE_GTT_SIZE	(4 << 20)
+
+struct kfd_fake_model {
+	const char *name;
+	u32 xcc_mask;
+	u32 sdma_instances;
+};
+
+struct kfd_fake_proc {
+	struct kfd_process *p;
+	struct kfd_process_device *pdd;
+	struct amdgpu_bo db_bo;
+	struct ttm_resource db_res;
+	struct drm_file file;
+	struct amdgpu_fpriv *fpriv;
+	unsigned int next_qid;
+	bool registered;
+};
+
+struct kfd_fake_node {
+	struct kunit *test;
+	char name[32];
+	const struct kfd_fake_model *model;
+	struct amdgpu_device *adev;
+	struct kfd_dev *kfd;
+	struct kfd_node *node;
+	struct device_queue_manager *dqm;
+	struct amdgpu_reset_domain reset_domain;
+
+	void *gtt;
+	u64 gtt_gpu;
+	u32 *doorbells;
+	struct amdgpu_bo db_bo;
+	struct ttm_resource db_res;
+	u32 sdma_doorbell_idx[32];
+
+	/* the MQD managers' own functions, wrapped by the invariant checks */
+	void (*init_mqd[KFD_MQD_TYPE_MAX])(struct mqd_manager *mm, void **mqd,
+					   struct kfd_mem_obj *mqd_mem_obj,
+					   u64 *gart_addr,
+					   struct queue_properties *q);
+	void (*free_mqd[KFD_MQD_TYPE_MAX])(struct mqd_manager *mm, void *mqd,
+					   struct kfd_mem_obj *mqd_mem_obj);
+	void (*checkpoint_mqd)(struct mqd_manager *mm, void *mqd,
+			       void *mqd_dst, void *ctl_stack_dst);
+
+	atomic_t gpu_resets;	/* hw_exception_work runs (GPU reset asked) */
+	struct soft_hws hws;
+	struct kfd_fake_proc procs[KFD_FAKE_MAX_PROCS];
+	unsigned int nprocs;
+};
+
+#endif
