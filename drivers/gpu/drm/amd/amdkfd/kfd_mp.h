@@ -29,7 +29,7 @@ void kfd_mp_unmap_done(struct device_queue_manager *dqm, int filter,
 		       u32 filter_param, int ret, ktime_t start);
 void kfd_mp_queue_created(struct kfd_process_device *pdd, struct queue *q);
 void kfd_mp_queue_destroyed(struct kfd_process_device *pdd, struct queue *q);
-void kfd_mp_doorbells_allocated(struct kfd_process_device *pdd);
+int kfd_mp_doorbells_alloc(struct kfd_process_device *pdd);
 
 void kfd_mp_dev_init(struct kfd_dev *kfd);
 void kfd_mp_dev_fini(struct kfd_dev *kfd);

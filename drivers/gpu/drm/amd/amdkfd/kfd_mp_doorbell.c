@@ -5,8 +5,6 @@
  * trace event.
  */
 #include <linux/module.h>
-#include <drm/ttm/ttm_bo.h>
-#include <drm/ttm/ttm_placement.h>
 
 #include "amdgpu.h"
 #include "kfd_device_queue_manager.h"
@@ -76,107 +74,82 @@ void kfd_mp_db_init(struct kfd_dev *kfd)
 }
 
 /*
- * Move a pinned doorbell BO, reserved by the caller, to @offset on the
- * doorbell BAR if that range is free. TTM_PL_FLAG_DESIRED keeps
- * ttm_bo_mem_space() from evicting anything for it: a taken range fails
- * with -ENOSPC and the BO stays where it is. Doorbell BOs hold no data,
- * so the move only swaps the resource (as amdgpu_bo_move() does for
- * AMDGPU_PL_DOORBELL); the new resource goes on the pinned list since
- * the BO is pinned.
+ * The offset on the doorbell BAR of the slot kfd_doorbell_placement
+ * chooses for the doorbell page of @pdd. False when there is none: the
+ * page then goes where first-fit puts it.
  */
-static int kfd_mp_db_move(struct amdgpu_bo *bo, u64 offset)
+static bool kfd_mp_db_target(struct kfd_process_device *pdd,
+			     enum kfd_mp_slot_policy policy, u32 *slot,
+			     u64 *target)
 {
-	struct ttm_operation_ctx ctx = { .no_wait_gpu = true };
-	struct ttm_place place = {
-		.fpfn = offset >> PAGE_SHIFT,
-		.lpfn = (offset + amdgpu_bo_size(bo)) >> PAGE_SHIFT,
-		.mem_type = AMDGPU_PL_DOORBELL,
-		.flags = TTM_PL_FLAG_DESIRED,
-	};
-	struct ttm_placement placement = {
-		.num_placement = 1, .placement = &place,
-	};
-	struct ttm_resource *res;
-	int r;
-
-	r = ttm_bo_mem_space(&bo->tbo, &placement, &res, &ctx);
-	if (r)
-		return r;
-	ttm_bo_move_null(&bo->tbo, res);
-	return 0;
-}
-
-/*
- * Put the doorbell BO of @pdd, just allocated first-fit and not mapped
- * yet, at the slot kfd_doorbell_placement chooses. A BO that cannot move
- * stays at its first-fit place, so no allocation stock satisfies fails.
- */
-static enum kfd_mp_db_outcome kfd_mp_db_place(struct kfd_process_device *pdd,
-					      int *slot_out)
-{
-	enum kfd_mp_slot_policy policy = kfd_mp_db_policy();
-	enum kfd_mp_db_outcome outcome = KFD_MP_DB_FALLBACK;
-	struct amdgpu_bo *bo = pdd->qpd.proc_doorbells;
-	struct kfd_dev *kfd = pdd->dev->kfd;
-	struct kfd_mp_dev *mp = kfd->mp;
+	struct kfd_mp_dev *mp = pdd->dev->kfd->mp;
 	int index = KFD_MP_NO_INDEX;
-	u64 target;
-	u32 slot = 0;
 
-	*slot_out = -1;
-	if (policy == KFD_MP_SLOT_FIRST_FIT || kfd->shared_resources.enable_mes)
-		return KFD_MP_DB_FIRST_FIT;
-
+	if (!mp)
+		return false;
 	if (policy == KFD_MP_SLOT_INDEX)
 		index = kfd_mp_pdd_index(pdd);
-	if (mp && !kfd_mp_db_slot(&mp->db, policy, kfd_mp_pid(pdd), index,
-				  &slot) &&
-	    !kfd_mp_db_slot_offset(&mp->db, slot, &target) &&
-	    !amdgpu_bo_reserve(bo, true)) {
-		switch (kfd_mp_db_step(amdgpu_bo_gpu_offset_no_check(bo),
-				       target, mp->db.slice)) {
-		case KFD_MP_DB_KEEP_PLACED:
-			outcome = KFD_MP_DB_PLACED;
-			break;
-		case KFD_MP_DB_TRY_MOVE:
-			if (!kfd_mp_db_move(bo, target))
-				outcome = KFD_MP_DB_PLACED;
-			break;
-		case KFD_MP_DB_KEEP_FALLBACK:
-			break;
-		}
-		amdgpu_bo_unreserve(bo);
-	}
-
-	if (outcome == KFD_MP_DB_PLACED)
-		*slot_out = slot;
-	kfd_mp_stats_add(&pdd->dev->dqm->mp_stats,
-			 outcome == KFD_MP_DB_PLACED ?
-			 KFD_MP_DOORBELL_BO_PLACED : KFD_MP_DOORBELL_BO_FALLBACKS,
-			 1);
-	return outcome;
+	return !kfd_mp_db_slot(&mp->db, policy, kfd_mp_pid(pdd), index,
+			       slot) &&
+	       !kfd_mp_db_slot_offset(&mp->db, *slot, target);
 }
 
 /**
- * kfd_mp_doorbells_allocated - a process got its doorbell BO on a device
+ * kfd_mp_doorbells_alloc - allocate a process's doorbell BO on a device
  * @pdd: the process on the device
  *
- * Places the BO as kfd_doorbell_placement asks, before it is mapped.
+ * Allocates qpd.proc_doorbells, one kfd_doorbell_process_slice(), at the
+ * slot kfd_doorbell_placement chooses. amdgpu places it there before it
+ * is pinned (amdgpu_bo_create_kernel_pref()); a slot that is taken or out
+ * of range leaves it at its first-fit place, so no allocation stock
+ * satisfies fails.
+ *
+ * Return: 0 on success, negative error code otherwise.
  */
-void kfd_mp_doorbells_allocated(struct kfd_process_device *pdd)
+int kfd_mp_doorbells_alloc(struct kfd_process_device *pdd)
 {
+	enum kfd_mp_slot_policy policy = kfd_mp_db_policy();
+	enum kfd_mp_db_outcome outcome = KFD_MP_DB_FIRST_FIT;
 	struct kfd_dev *kfd = pdd->dev->kfd;
-	enum kfd_mp_db_outcome outcome;
+	struct amdgpu_bo **bo = &pdd->qpd.proc_doorbells;
+	u64 slice = kfd_doorbell_process_slice(kfd);
+	bool want = false;
+	u64 target = 0;
+	int traced_slot;
 	u32 index;
-	int slot;
+	u32 slot = 0;
+	int r;
 
-	outcome = kfd_mp_db_place(pdd, &slot);
+	if (policy != KFD_MP_SLOT_FIRST_FIT &&
+	    !kfd->shared_resources.enable_mes) {
+		outcome = KFD_MP_DB_FALLBACK;
+		want = kfd_mp_db_target(pdd, policy, &slot, &target);
+	}
+	if (want)
+		r = amdgpu_bo_create_kernel_pref(kfd->adev, slice, PAGE_SIZE,
+						 AMDGPU_GEM_DOMAIN_DOORBELL,
+						 target, bo, NULL, NULL);
+	else
+		r = amdgpu_bo_create_kernel(kfd->adev, slice, PAGE_SIZE,
+					    AMDGPU_GEM_DOMAIN_DOORBELL, bo,
+					    NULL, NULL);
+	if (r)
+		return r;
+
+	if (want && amdgpu_bo_gpu_offset_no_check(*bo) == target)
+		outcome = KFD_MP_DB_PLACED;
+	if (outcome != KFD_MP_DB_FIRST_FIT)
+		kfd_mp_stats_add(&pdd->dev->dqm->mp_stats,
+				 outcome == KFD_MP_DB_PLACED ?
+				 KFD_MP_DOORBELL_BO_PLACED :
+				 KFD_MP_DOORBELL_BO_FALLBACKS, 1);
 	if (!trace_kfd_doorbell_bo_alloc_enabled())
-		return;
-	index = amdgpu_doorbell_index_on_bar(kfd->adev, pdd->qpd.proc_doorbells,
-					     0, kfd->device_info.doorbell_size);
+		return 0;
+	traced_slot = outcome == KFD_MP_DB_PLACED ? (int)slot : -1;
+	index = amdgpu_doorbell_index_on_bar(kfd->adev, *bo, 0,
+					     kfd->device_info.doorbell_size);
 	trace_kfd_doorbell_bo_alloc(kfd_mp_pid(pdd), kfd_mp_pdd_pasid(pdd),
 				    pdd->dev->id, (u64)index * sizeof(u32),
-				    kfd_doorbell_process_slice(kfd), slot,
-				    outcome);
+				    slice, traced_slot, outcome);
+	return 0;
 }

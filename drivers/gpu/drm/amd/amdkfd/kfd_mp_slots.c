@@ -302,9 +302,11 @@ int kfd_mp_db_slot_offset(const struct kfd_mp_db_layout *l, u32 slot,
  * @slice: bytes of the page
  *
  * The page is allocated first-fit first, so that an allocation stock
- * would satisfy is never failed; it then moves to its slot if the slot is
- * free. A slot that overlaps the page itself cannot be taken while the
- * page is held, so the page stays where it is.
+ * would satisfy is never failed; before it is pinned, TTM moves it to its
+ * slot if the slot is free (amdgpu_bo_create_kernel_pref()). A slot that
+ * overlaps the page itself cannot be taken while the page is held, so the
+ * page stays where it is. The KUnit model of the doorbell BAR follows
+ * these steps.
  *
  * Return: the step to take.
  */
