@@ -329,7 +329,7 @@ rocm_configure() {
 	id="$(git -C "$CHECK_TREE" rev-parse "$BASE_TAG") $KVER v1"
 	[ "$(cat "$cfg/.kfdmp-configured" 2>/dev/null)" = "$id" ] && return 0
 	note "configuring a copy of the base for $KVER in $cfg"
-	rm -rf "$cfg"
+	rm -rf "$cfg" || return 1
 	mkdir -p "$cfg"
 	git -C "$CHECK_TREE" archive "$BASE_TAG" | tar -x -C "$cfg"
 	DC=0 supply_register_headers "$cfg" >/dev/null
