@@ -153,12 +153,16 @@ extras_mode() {
 	echo "== $mode gemm"
 	"${run[@]}" --workload gemm --out "$o/gemm" "$@" || true
 	echo "== $mode mix"
-	"$bin/kfdmp" --mix latency:4,saturate:4 --repeat "${KFDMP_REPEAT:-2}" --blocks 4224 --iters 2000 \
-		--out "$o/mix" "$@" || true
+	"$bin/kfdmp" --mix latency:4,saturate:4 --repeat "${KFDMP_REPEAT:-2}" --out "$o/mix" "$@" || true
 	echo "== $mode rate"
 	"${run[@]}" --workload latency --rate 2000 --out "$o/latency-rate2000" "$@" || true
 	echo "== $mode cu-split"
 	"${run[@]}" --workload saturate --cu-split --out "$o/cu-split" "$@" || true
+}
+
+mix_mode() {
+	local bin=$1 out=$2; shift 2
+	"$bin/kfdmp" --mix latency:4,saturate:4 --repeat "${KFDMP_REPEAT:-2}" --out "$out/$mode/mix" "$@" || true
 }
 
 extras() {
@@ -172,5 +176,6 @@ build) [ $# -ge 2 ] || die "usage: $0 build BUILD_DIR [cmake options]"; shift; b
 matrix) [ $# -ge 3 ] || die "usage: $0 matrix BUILD_DIR OUT_DIR [kfdmp options]"; shift; matrix "$@" ;;
 agreement) [ $# -eq 3 ] || die "usage: $0 agreement BUILD_DIR OUT_DIR"; shift; agreement "$@" ;;
 extras) [ $# -ge 3 ] || die "usage: $0 extras BUILD_DIR OUT_DIR [kfdmp options]"; shift; extras "$@" ;;
+extras-mix) [ $# -ge 3 ] || die "usage: $0 extras-mix BUILD_DIR OUT_DIR [kfdmp options]"; shift; in_modes mix_mode "$@" ;;
 *) die "usage: $0 build|matrix|agreement|extras ... (see the header of this script)" ;;
 esac

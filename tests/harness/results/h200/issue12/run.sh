@@ -36,6 +36,11 @@ if [ "$part" = core ]; then
 			done
 		done
 	done
+	step sass
+	(cuobjdump -sass "$b/kfdmp-worker" || /usr/local/cuda/bin/cuobjdump -sass "$b/kfdmp-worker") 2>&1 |
+		grep -m 8 FFMA > "$res/fma-sass.txt"
+	step mix
+	KFDMP_MODES="timesliced mps" KFDMP_REPEAT=2 scripts/run-scaling.sh extras-mix "$b" "$res/extras" --duration 2 --warmup 0.5
 	step matrix
 	KFDMP_REPEAT=2 KFDMP_OPTS_saturate="${ref_shape[*]}" scripts/run-scaling.sh matrix "$b" "$res/matrix" \
 		--duration 2 --warmup 0.5
