@@ -274,14 +274,19 @@ built_in_config() {
 }
 
 # The KUnit objects (relative to the tests directory) to compile after a
-# commit REV (or "all"): all of them when the commit touches an amdkfd file,
-# since the tests include the files they test.
+# commit REV (or "all"): every object of the UML test module that the tests
+# Makefile lists, when the commit touches an amdkfd file, since the tests
+# include the files they test. The device queue manager suite
+# (kfd_dqm_test.c and the fake node and HWS it includes) is no object of its
+# own: kfd_device_queue_manager.c includes it with
+# CONFIG_HSA_AMD_DQM_KUNIT_TEST, which needs a KUnit kernel; kunit-x86
+# builds and runs it.
 touched_test_objects() {
 	local tree=$1 rev=$2
 	[ -f "$tree/$KUNIT_DIR/Makefile" ] || return 0
 	[ "$rev" = all ] || ! git -C "$tree" diff --quiet "$rev^" "$rev" -- drivers/gpu/drm/amd/amdkfd ||
 		return 0
-	(cd "$tree/$KUNIT_DIR" && ls ./*.c) | sed -e 's#^\./##' -e 's#\.c$#.o#'
+	sed -n '/^amdkfd_test-y/,/^$/p' "$tree/$KUNIT_DIR/Makefile" | grep -o '[A-Za-z0-9_]*\.o'
 }
 
 # compile_tests TREE LOG [W=1 C=2] OBJ...: build single KUnit objects against
