@@ -62,15 +62,24 @@ __device__ inline uint32_t stamp_slot(const StampArgs& s)
 
 __global__ void advance_cursor(uint32_t* cursor) { ++*cursor; }
 
-// x = x * a + b, iters times per element. With a = b = 1 every kernel adds
-// exactly iters, which the CPU can check bit for bit. One element per
-// thread (KernelChain launches blocks x threads = n), and the chain runs in
-// uniform control flow: the compiler then keeps `a` in a uniform register.
-// Inside a per-thread branch or a grid-stride loop it put x, a and b in
-// registers of one bank, and the bank conflict halved the FMA rate (issue
-// 12: 57% of a textbook FMA-chain kernel, 47% of peak, measured on the H200).
-__global__ void fma_chain(const float* in, float* out, uint32_t n, uint32_t iters, float a, float b,
-			  StampArgs st)
+// x = x * a + b, iters times per thread, then out[i] = in[i] + x. The chain
+// starts from 0 and in[i] (loaded before the chain, so its latency hides
+// behind it) is added after it: with a = b = 1 every kernel adds exactly
+// iters, which the CPU checks bit for bit, and kernel k + 1 still reads what
+// kernel k wrote. One element per thread (KernelChain launches blocks x
+// threads = n), the chain in uniform control flow; Whole50 (iters a
+// multiple of 50, as the reference and small shapes are) is kfdmp-reference's
+// loop exactly, with no scalar remainder loop.
+//
+// The parameter order matters (issue 12): with a and b adjacent at an
+// 8-byte-aligned offset (..., n, iters, a, b) ptxas loads them as one pair
+// (LDC.64 R4, R5) and the chain becomes FFMA R8, R8, R4, R5, x and a in
+// registers of one bank: the conflict halved the FMA rate (54% of
+// kfdmp-reference on the H200). After `iters` (a at +4, b at +8, as in the
+// reference's (out, iters, a, b)) a goes to a uniform register: FFMA R11,
+// R11, UR6, R.. like the reference's FFMA R7, R7, UR5, R4.
+template <bool Whole50>
+__global__ void fma_chain(const float* in, float* out, int iters, float a, float b, uint32_t n, StampArgs st)
 {
 	if (st.start && threadIdx.x == 0) {
 		const uint32_t slot = stamp_slot(st);
@@ -78,18 +87,26 @@ __global__ void fma_chain(const float* in, float* out, uint32_t n, uint32_t iter
 			atomicMin(&st.start[slot], device_clock());
 	}
 	const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-	float x = i < n ? in[i] : 0.0f;
-	const int it = int(iters);
-	int k = 0;
-	for (; k + 50 <= it; k += 50) {
+	const float v = i < n ? in[i] : 0.0f;
+	float x = 0.0f;
+	if (Whole50) {
+		for (int k = 0; k < iters; k += 50) {
 #pragma unroll
-		for (int u = 0; u < 50; ++u)
+			for (int u = 0; u < 50; ++u)
+				x = x * a + b;
+		}
+	} else {
+		int k = 0;
+		for (; k + 50 <= iters; k += 50) {
+#pragma unroll
+			for (int u = 0; u < 50; ++u)
+				x = x * a + b;
+		}
+		for (; k < iters; ++k)
 			x = x * a + b;
 	}
-	for (; k < it; ++k)
-		x = x * a + b;
 	if (i < n)
-		out[i] = x;
+		out[i] = v + x;
 	if (st.start) {
 		__syncthreads();
 		if (threadIdx.x == 0) {
@@ -402,8 +419,13 @@ private:
 				if (stamp)
 					st = {st_start_, st_end_, graph_ ? cursor_ : nullptr, stamped_queries_ * kernels_ * ns,
 					      kernels_ * ns, s * kernels_ + k, stamp_capacity_};
-				fma_chain<<<blocks_, threads_, 0, gpu_.stream(s)>>>(k ? buf_[s] : in_[s], buf_[s], n_, iters_,
-										  1.0f, 1.0f, st);
+				const float* src = k ? buf_[s] : in_[s];
+				if (iters_ % 50 == 0)
+					fma_chain<true><<<blocks_, threads_, 0, gpu_.stream(s)>>>(src, buf_[s], int(iters_), 1.0f,
+												  1.0f, n_, st);
+				else
+					fma_chain<false><<<blocks_, threads_, 0, gpu_.stream(s)>>>(src, buf_[s], int(iters_), 1.0f,
+												   1.0f, n_, st);
 			}
 		check(hipGetLastError(), "kernel launch");
 		for (uint32_t s = 1; s < ns; ++s) {
