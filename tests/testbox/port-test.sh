@@ -17,7 +17,7 @@
 #              says CONFLICT with the file; stop mode leaves the git am
 #              session open and the later patches "not tried"; --keep-going
 #              skips it, tries the rest and leaves no session open
-#  dkms layout: amd/amdkfd of the base in a fresh repository without the
+#  dkms layout: amd/amdkfd and amd/amdgpu of the base in a fresh repository without the
 #  base's objects, with a changed context line: the rewritten patches apply
 #  (3-way, from preimage blobs of the series' base), MAINTAINERS and
 #  drivers/gpu/drm/Makefile are reported as left out; a directory that is
@@ -170,8 +170,9 @@ summary=$(for k in $(seq "$npatch"); do status_of "$tmp/keep.txt" "$(printf %04d
 # --- dkms layout -------------------------------------------------------------------------------
 d=$tmp/dkms
 mkdir -p "$d/amd"
-git -C "$base" archive kfdmp-base drivers/gpu/drm/amd/amdkfd | tar -x -C "$tmp"
+git -C "$base" archive kfdmp-base drivers/gpu/drm/amd/amdkfd drivers/gpu/drm/amd/amdgpu | tar -x -C "$tmp"
 mv "$tmp/drivers/gpu/drm/amd/amdkfd" "$d/amd/amdkfd"
+mv "$tmp/drivers/gpu/drm/amd/amdgpu" "$d/amd/amdgpu"
 mkdir -p "$d/amd/dkms"
 echo '#!/bin/sh' >"$d/amd/dkms/pre-build.sh"
 cp -a "$d" "$tmp/dkms-plain"

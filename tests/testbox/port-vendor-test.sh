@@ -65,6 +65,22 @@ rm -rf "$work"
 mkdir -p "$work"
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp" "$work"' EXIT
 
+# Upstream mode ports the Linux series up to the fake-node KUnit suite: that
+# patch adds KUnit static-stub redirects to amdgpu_amdkfd.c, whose context
+# differs on the vendor base (the rocm-6.4 series leaves those hunks out), so
+# it conflicts there by design. What comes before it is the part with hooks
+# in the vendor's amdkfd files, where the three wrong merges live.
+if [ "$mode" = upstream ]; then
+	prefix=$tmp/series-prefix
+	mkdir -p "$prefix"
+	for p in "$series"/[0-9]*.patch; do
+		case $p in */0000-*) cp "$p" "$prefix/"; continue ;; esac
+		grep -q '^diff --git a/drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd\.c ' "$p" && break
+		cp "$p" "$prefix/"
+	done
+	series=$prefix
+fi
+
 # The directories of the vendor tree the series touches (amd/amdkfd, ...).
 mapfile -t dirs < <(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$series"/[0-9]*.patch | sed 's|^drivers/gpu/drm/amd/|amd/|' |
 	awk -F/ '$1 == "amd" { print $1 "/" $2 }' | sort -u)
