@@ -514,13 +514,13 @@ restore() {
 			else st=failed; detail+=("modprobe amdgpu failed"); fi
 		fi
 		for ((i = 0; i < ${KFDMP_RESTORE_TIMEOUT:-60}; i++)); do [ -e "$KFD_DEV" ] && break; sleep 1; done
-		local missing='' m
+		local absent="" m
 		if [ "$STACK" = dkms ]; then
-			for m in $DKMS_COMPANIONS; do mod_loaded "$m" || missing="$missing $m"; done
+			for m in $DKMS_COMPANIONS; do mod_loaded "$m" || absent="$absent $m"; done
 		fi
 		if ours_loaded "$ko"; then st=failed; detail+=("the loaded amdgpu is still the module under test (installed with DKMS?)")
 		elif ! amdgpu_loaded; then st=failed; detail+=("amdgpu is not loaded")
-		elif [ -n "$missing" ]; then st=failed; detail+=("stock amdgpu loaded without its companions:$missing")
+		elif [ -n "$absent" ]; then st=failed; detail+=("stock amdgpu loaded without its companions:$absent")
 		elif [ ! -e "$KFD_DEV" ]; then st=failed; detail+=("stock amdgpu loaded but no $KFD_DEV after ${KFDMP_RESTORE_TIMEOUT:-60} s")
 		elif [ "$STACK" = dkms ]; then detail+=("stock amdgpu stack loaded (amdgpu and $(echo "$DKMS_COMPANIONS" | wc -w) companions), /dev/kfd present")
 		else detail+=("stock amdgpu loaded, /dev/kfd present"); fi

@@ -125,7 +125,10 @@ class Params(unittest.TestCase):
         self.assertEqual(kfdmp_params.check_value({"kind": "modinfo", "desc": "x"}, "7")[0], "unchecked")
 
     def test_series_parse_finds_the_master_switch(self):
-        text, patches = kfdmp_params.series_text(os.path.join(ROOT, "patches"))
+        series = os.path.join(ROOT, "patches", "linux-6.12")
+        if not os.path.isdir(series):
+            series = os.path.join(ROOT, "patches")
+        text, patches = kfdmp_params.series_text(series)
         self.assertTrue(patches)
         self.assertNotIn("0000-cover-letter.patch", [os.path.basename(p) for p in patches])
         r = kfdmp_params.parse_params(text)
