@@ -294,27 +294,3 @@ int kfd_mp_db_slot_offset(const struct kfd_mp_db_layout *l, u32 slot,
 	*offset = off;
 	return 0;
 }
-
-/**
- * kfd_mp_db_step - what to do with a doorbell page first-fit placed
- * @placed: byte offset where first-fit put it
- * @target: byte offset of its slot
- * @slice: bytes of the page
- *
- * The page is allocated first-fit first, so that an allocation stock
- * would satisfy is never failed; before it is pinned, TTM moves it to its
- * slot if the slot is free (amdgpu_bo_create_kernel_pref()). A slot that
- * overlaps the page itself cannot be taken while the page is held, so the
- * page stays where it is. The KUnit model of the doorbell BAR follows
- * these steps.
- *
- * Return: the step to take.
- */
-enum kfd_mp_db_step kfd_mp_db_step(u64 placed, u64 target, u64 slice)
-{
-	if (placed == target)
-		return KFD_MP_DB_KEEP_PLACED;
-	if (placed < target + slice && target < placed + slice)
-		return KFD_MP_DB_KEEP_FALLBACK;
-	return KFD_MP_DB_TRY_MOVE;
-}

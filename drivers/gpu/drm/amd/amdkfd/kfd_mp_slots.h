@@ -68,13 +68,6 @@ int kfd_mp_index_get(struct kfd_mp_index_alloc *a, int *index);
 void kfd_mp_index_put(struct kfd_mp_index_alloc *a, int *index);
 unsigned int kfd_mp_index_used(struct kfd_mp_index_alloc *a);
 
-/* Outcome of placing a process's doorbell page. */
-enum kfd_mp_db_step {
-	KFD_MP_DB_KEEP_PLACED,	/* first-fit put it at its slot already */
-	KFD_MP_DB_TRY_MOVE,	/* slot disjoint from it: try to move there */
-	KFD_MP_DB_KEEP_FALLBACK, /* slot overlaps it: stay at first-fit */
-};
-
 /*
  * The part of a device's doorbell BAR where process doorbell pages may be
  * placed: above the kernel's doorbells, in slots of one process slice.
@@ -93,6 +86,5 @@ int kfd_mp_db_slot(const struct kfd_mp_db_layout *l,
 		   u32 *slot);
 int kfd_mp_db_slot_offset(const struct kfd_mp_db_layout *l, u32 slot,
 			  u64 *offset);
-enum kfd_mp_db_step kfd_mp_db_step(u64 placed, u64 target, u64 slice);
 
 #endif

@@ -682,6 +682,27 @@ static void kfd_mp_db_slot_choice(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slot, 7u);
 }
 
+/*
+ * The steps amdgpu_bo_create_kernel_pref() takes with a doorbell page that
+ * first-fit placed, as the model of the doorbell BAR below follows them:
+ * keep it if it is at its slot, stay at first-fit if the slot overlaps it,
+ * else try to move it there before it is pinned.
+ */
+enum kfd_mp_db_step {
+	KFD_MP_DB_KEEP_PLACED,
+	KFD_MP_DB_TRY_MOVE,
+	KFD_MP_DB_KEEP_FALLBACK,
+};
+
+static enum kfd_mp_db_step kfd_mp_db_step(u64 placed, u64 target, u64 slice)
+{
+	if (placed == target)
+		return KFD_MP_DB_KEEP_PLACED;
+	if (placed < target + slice && target < placed + slice)
+		return KFD_MP_DB_KEEP_FALLBACK;
+	return KFD_MP_DB_TRY_MOVE;
+}
+
 static void kfd_mp_db_fallback_decision(struct kunit *test)
 {
 	const u64 s = KFD_MP_TEST_SLICE, p = KFD_MP_TEST_PAGE, at = 65536;
