@@ -37,13 +37,20 @@ void Daemon::drain()
 {
 	while (auto r = sock_.receive()) {
 		TimePoint at = clock_.now();
+		// The sender's stamp, when it is plausible (not in the future, not
+		// older than a second), is when the work became pending.
+		if (r->sent_ns >= 0) {
+			TimePoint sent{Duration(r->sent_ns)};
+			if (sent <= at && at - sent < std::chrono::seconds(1))
+				at = sent;
+		}
 		if (!r->valid || !critical_.count(r->pid)) {
 			log_.write(JsonLine()
 					   .integer("t_ns", to_ns(at))
 					   .str("event", "ignored_report")
 					   .pids("pids", {r->pid})
 					   .str("text", r->text)
-					   .str("why", !r->valid ? "not busy or idle" : "sender is not a critical tenant")
+					   .str("why", !r->valid ? "not busy or idle [ns]" : "sender is not a critical tenant")
 					   .done());
 			continue;
 		}

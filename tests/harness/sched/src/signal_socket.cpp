@@ -1,6 +1,7 @@
 #include "signal_socket.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -81,8 +82,18 @@ std::optional<Report> SignalSocket::receive()
 	r.text.assign(buf, size_t(n));
 	while (!r.text.empty() && (r.text.back() == '\n' || r.text.back() == '\0'))
 		r.text.pop_back();
-	r.valid = r.text == "busy" || r.text == "idle";
-	r.busy = r.text == "busy";
+	std::string word = r.text.substr(0, r.text.find(' '));
+	r.valid = word == "busy" || word == "idle";
+	r.busy = word == "busy";
+	if (r.valid && word.size() < r.text.size()) {
+		std::string num = r.text.substr(word.size() + 1);
+		char* end = nullptr;
+		long long v = std::strtoll(num.c_str(), &end, 10);
+		if (num.empty() || *end || v < 0)
+			r.valid = false;
+		else
+			r.sent_ns = v;
+	}
 	return r;
 }
 
@@ -95,6 +106,11 @@ CriticalNotifier::~CriticalNotifier()
 {
 	if (fd_ >= 0)
 		close(fd_);
+}
+
+int CriticalNotifier::send_stamped(const char* word)
+{
+	return send(std::string(word) + " " + std::to_string(to_ns(SteadyClock().now())));
 }
 
 int CriticalNotifier::send(const std::string& text)

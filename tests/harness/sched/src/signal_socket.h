@@ -8,16 +8,21 @@
 #pragma once
 #include "clock.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <sys/types.h>
 
 namespace kfdmp::sched {
 
+// A datagram is "busy" or "idle", optionally followed by the sender's
+// CLOCK_MONOTONIC time in ns ("busy 123456789"), so a decision's latency
+// starts when the tenant sent it, not when the daemon read it.
 struct Report {
 	pid_t pid = 0;
 	bool busy = false;
-	bool valid = false; // false: a datagram that is neither "busy" nor "idle"
+	bool valid = false; // false: not "busy"/"idle" [ns]
+	int64_t sent_ns = -1; // -1: no time given
 	std::string text;
 };
 
@@ -46,12 +51,14 @@ public:
 	~CriticalNotifier();
 	CriticalNotifier(const CriticalNotifier&) = delete;
 	CriticalNotifier& operator=(const CriticalNotifier&) = delete;
-	// 0 or an errno (ENOENT/ECONNREFUSED: no daemon listening).
-	int busy() { return send("busy"); }
-	int idle() { return send("idle"); }
+	// 0 or an errno (ENOENT/ECONNREFUSED: no daemon listening). Both send
+	// the current CLOCK_MONOTONIC time with the word.
+	int busy() { return send_stamped("busy"); }
+	int idle() { return send_stamped("idle"); }
 	int send(const std::string& text);
 
 private:
+	int send_stamped(const char* word);
 	std::string path_;
 	int fd_ = -1;
 };

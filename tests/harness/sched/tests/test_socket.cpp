@@ -30,6 +30,8 @@ TEST(SignalSocket, CarriesBusyIdleAndTheSendersPid)
 	ASSERT_TRUE(a.has_value());
 	EXPECT_TRUE(a->valid && a->busy);
 	EXPECT_EQ(a->pid, getpid());
+	EXPECT_GT(a->sent_ns, 0) << "busy() stamps the datagram";
+	EXPECT_LE(a->sent_ns, to_ns(SteadyClock().now()));
 	auto b = s.receive();
 	ASSERT_TRUE(b.has_value());
 	EXPECT_TRUE(b->valid);
@@ -38,6 +40,15 @@ TEST(SignalSocket, CarriesBusyIdleAndTheSendersPid)
 	ASSERT_TRUE(c.has_value());
 	EXPECT_FALSE(c->valid);
 	EXPECT_EQ(c->text, "hello");
+	ASSERT_EQ(n.send("busy"), 0); // the stamp is optional
+	ASSERT_EQ(n.send("idle soon"), 0);
+	auto d = s.receive();
+	ASSERT_TRUE(d.has_value());
+	EXPECT_TRUE(d->valid && d->busy);
+	EXPECT_EQ(d->sent_ns, -1);
+	auto e = s.receive();
+	ASSERT_TRUE(e.has_value());
+	EXPECT_FALSE(e->valid);
 }
 
 TEST(SignalSocket, RefusesToReplaceAFileThatIsNotASocket)
