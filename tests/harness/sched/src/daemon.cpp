@@ -75,6 +75,7 @@ int Daemon::run()
 	struct sigaction sa;
 	std::memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART; // an ioctl in flight completes; ppoll() still wakes
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, nullptr);
 	sigaction(SIGTERM, &sa, nullptr);
