@@ -383,7 +383,7 @@ public:
 		for (size_t i = 0; i < n; ++i) {
 			const bool ok = a[i] != ~0ull && b[i] >= a[i];
 			out[i] = {ok ? uint64_t(double(a[i]) * k) : 0, ok ? uint64_t(double(b[i]) * k) : 0,
-				  stamped_bins_[i / per], uint32_t(i % per)};
+				  stamped_bins_[i / per], uint32_t(i % per), uint32_t(i / per)};
 		}
 		return n;
 	}

@@ -133,8 +133,13 @@ const std::vector<Spec>& specs()
 			 if (o.tenants.empty())
 				 throw UsageError(opt + ": empty");
 		 }},
-		{"--bin", "MS", "time-series bin in milliseconds (default 100)", false,
+		{"--bin", "MS|auto", "time-series bin in milliseconds (default auto: >= 100, long enough for 4 queries per process)",
+		 false,
 		 [](Options& o, auto& opt, auto& v) {
+			 if (v == "auto") {
+				 o.bin_ms = 0;
+				 return;
+			 }
 			 o.bin_ms = to_seconds(opt, v);
 			 if (o.bin_ms < 1)
 				 throw UsageError(opt + ": at least 1 ms");

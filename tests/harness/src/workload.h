@@ -33,6 +33,8 @@ struct KernelStamp {
 	uint64_t start_ns, end_ns;
 	uint32_t bin;
 	uint32_t kernel; // index in its query
+	uint32_t query = 0; // index of its query among the worker's stamped queries
+	uint32_t reserved = 0;
 };
 
 class Workload {
