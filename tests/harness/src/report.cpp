@@ -241,6 +241,7 @@ json::Value config_json(const Options& o)
 	c.set("params", std::move(params));
 	c.set("mix", o.mix);
 	c.set("cu_split", o.cu_split);
+	c.set("cu_split_xccs", o.params.split_xccs);
 	c.set("bin_ms", o.bin_ms > 0 ? json::Value(o.bin_ms) : json::Value("auto"));
 	c.set("stamp_every", o.stamp_every);
 	c.set("hw_queues", o.hw_queues ? json::Value(*o.hw_queues) : json::Value());

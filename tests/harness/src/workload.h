@@ -18,6 +18,7 @@ struct WorkloadParams {
 	uint64_t bytes;      // copy: bytes per direction
 	uint32_t cus;        // restrict the stream to the first N CUs (HIP only)
 	uint32_t split_index, split_count; // --cu-split: CU range index of split_count
+	uint32_t split_xccs; // --cu-split-xcc: XCCs to balance over (0: contiguous range)
 	uint32_t hsa_queues; // hsa: AQL queues per process
 	uint32_t streams;    // streams per process; each runs its own kernel chain
 	uint32_t graph;      // 1: replay the query as a captured graph

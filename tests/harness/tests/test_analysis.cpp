@@ -357,3 +357,31 @@ TEST(MixBaselines, AProcessAloneIsOne)
 	EXPECT_NEAR(mix.tenants[1].kernel_inflation, 1.0, 1e-9);
 	EXPECT_NEAR(mix.gpu.procs.at(0).kernel_inflation, 2.0, 1e-9);
 }
+
+#include "cu_mask.h"
+
+// MI308X SPX: 80 CUs, 4 XCCs, bit i on XCC i % 4 (mqd_symmetrically_map_cu_mask()).
+TEST(CuMask, XccBalancedSplitGivesEveryProcessAnEqualShareOfEveryXcc)
+{
+	for (uint32_t n : {1u, 2u, 4u, 8u}) {
+		std::vector<uint32_t> used(3, 0);
+		for (uint32_t i = 0; i < n; ++i) {
+			const auto m = cu_split_mask(80, i, n, 4);
+			uint32_t per_xcc[4] = {};
+			for (uint32_t bit = 0; bit < 80; ++bit)
+				if (m[bit / 32] >> (bit % 32) & 1) {
+					++per_xcc[bit % 4];
+					EXPECT_FALSE(used[bit / 32] >> (bit % 32) & 1) << "CU " << bit << " given twice";
+					used[bit / 32] |= 1u << (bit % 32);
+				}
+			for (int x = 1; x < 4; ++x)
+				EXPECT_EQ(per_xcc[x], per_xcc[0]) << "N=" << n << " process " << i;
+			EXPECT_GE(per_xcc[0], 20 / n);
+		}
+	}
+	// The contiguous split of 80 CUs into 8: 10 bits, on XCCs 0,1,2,3,0,1,...: 3/3/2/2 CUs, unbalanced.
+	const auto c = cu_split_mask(80, 0, 8, 0);
+	EXPECT_EQ(c[0], 0x3ffu);
+	EXPECT_THROW(cu_split_mask(80, 0, 21, 4), std::invalid_argument); // 20 CUs per XCC
+	EXPECT_THROW(cu_split_mask(78, 0, 2, 4), std::invalid_argument);
+}
