@@ -323,7 +323,8 @@ def arms_from_run(run_dir, doc=None):
     """The arms of a scripts/testbox.sh run: configs/<name>/config.env (with
     the matrix's hypothesis, partition and kfdmp options), partition.env
     (scripts/testbox-partition.sh: the mode the arm really ran in),
-    <workload>/results.json."""
+    <workload>/results.json. arm.env holds the matrix's hypothesis,
+    partition and kfdmp options (scripts/testbox-partition.sh)."""
     cdir = os.path.join(run_dir, "configs")
     names = [c["name"] for c in (doc or {}).get("configurations", [])] or \
         (sorted(os.listdir(cdir)) if os.path.isdir(cdir) else [])
@@ -331,6 +332,7 @@ def arms_from_run(run_dir, doc=None):
     for name in names:
         d = os.path.join(cdir, name)
         env = read_env(os.path.join(d, "config.env"))
+        env.update(read_env(os.path.join(d, "arm.env")))  # hypothesis, partition, kfdmp_args
         part = read_env(os.path.join(d, "partition.env"))
         status = "ok"
         try:
@@ -352,7 +354,7 @@ def arms_from_run(run_dir, doc=None):
                 except (OSError, ValueError):
                     continue
         arms.append({"name": name, "hypothesis": env.get("hypothesis") or "switches",
-                     "partition": part.get("compute") or env.get("partition") or "SPX",
+                     "partition": part.get("compute") or (env.get("partition") or "-").replace("-", "") or "SPX",
                      "memory_partition": part.get("memory"), "partition_status": part.get("status"),
                      "reproduce": "scripts/testbox.sh --configs %s" % name, "status": status,
                      "hw_queues": hwq, "workloads": wls})
