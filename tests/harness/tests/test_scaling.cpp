@@ -121,11 +121,13 @@ TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 		EXPECT_FALSE(r.at("window").at("any_starved").boolean()) << what << ": a worker was starved in some bin\n"
 									 << log;
 		EXPECT_TRUE(r.at("window").at("stalled_bins").array().empty()) << what << ": the run stalled in some bin";
-		if (n == c.procs && n > 1)
+		if (n == c.procs && n > 1) {
 			EXPECT_GE(r.at("jain_index").number(), min_jain) << what << ": unfair";
+		}
 	}
-	for (double b : base)
+	for (double b : base) {
 		ASSERT_TRUE(std::isfinite(b)) << "a round without its 1-process run\n" << log;
+	}
 	const ScalingJudgement j = judge_scaling(base, c.procs == 1 ? base : at_n, floor, target);
 	RecordProperty("baseline_rsd_pct", std::to_string(j.baseline_rsd_pct));
 	EXPECT_LE(j.baseline_rsd_pct, max_rsd) << "the " << rounds << " 1-process runs spread " << j.baseline_rsd_pct
