@@ -86,7 +86,8 @@ partition_apply() {
 	PART_WHY=
 	[ -n "$want" ] || return 0
 	if [ "$DRY" = 1 ]; then
-		echo "   [dry-run] would read $(part_dev || true)/{available,current}_{compute,memory}_partition; if the mode is not $want: require no KFD user, save the original to $PART_STATE, write $want to current_compute_partition, wait up to ${PART_TIMEOUT}s for it to read back and for $(part_count "$want") KFD node(s) of this GPU; record $cdir/partition.env"
+		dev=$(part_dev || true)
+		echo "   [dry-run] would read ${dev:-<PCI sysfs directory of the GPU: none on this machine>}/{available,current}_{compute,memory}_partition; if the mode is not $want: require no KFD user, save the original to $PART_STATE, write $want to current_compute_partition, wait up to ${PART_TIMEOUT}s for it to read back and for $(part_count "$want") KFD node(s) of this GPU; record $cdir/partition.env"
 		printf 'compute=%s\nmemory=\nstatus=dry-run\n' "$want" >"$cdir/partition.env"
 		return 0
 	fi
