@@ -270,6 +270,14 @@ def verdict(arms, reference=None, workloads=None, mission_n=(2, 4, 8)):
     hyps = []
     for key, text in HYPOTHESES:
         support = []
+        if key == "preemption":
+            # Unmap (preemption) cost of the reference arm, from its mp_stats.
+            ms = ref.get("mp_stats") or {}
+            if ms.get("preemptions"):
+                support.append("%d unmaps, wait mean %s us, p99 <= %s us, max %s us (mp_stats)"
+                               % (ms["preemptions"], fmt(num(ms.get("preempt_wait_us_mean")), "%.0f"),
+                                  fmt(num(ms.get("preempt_wait_us_p99_bound")), "%.0f"),
+                                  fmt(num(ms.get("preempt_wait_us_max")), "%.0f")))
         for wl, per_n in ref_entry["workloads"].items():
             for n, row in per_n.items():
                 if SIGNATURE_HYPOTHESIS.get(row.get("signature")) == key:
@@ -363,6 +371,9 @@ def arms_from_run(run_dir, doc=None):
 
 def verdict_of(doc, run_dir):
     arms = arms_from_run(run_dir, doc)
+    by_name = {c["name"]: c for c in (doc or {}).get("configurations", [])}
+    for a in arms:
+        a["mp_stats"] = (by_name.get(a["name"]) or {}).get("mp_stats")
     ref = "spx-shared" if any(a["name"] == "spx-shared" for a in arms) else \
         ("stock" if any(a["name"] == "stock" for a in arms) else None)
     return verdict(arms, reference=ref)

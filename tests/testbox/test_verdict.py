@@ -147,6 +147,8 @@ class Ranking(unittest.TestCase):
             {"name": "dequeue-wait", "hypothesis": "preemption", "status": "skipped: the loaded amdgpu has no "
              "parameter kfd_dequeue_wait", "workloads": {}},
         ]
+        arms[0]["mp_stats"] = {"preemptions": 900, "preempt_wait_us_mean": 195.2, "preempt_wait_us_p99_bound": 1024,
+                               "preempt_wait_us_max": 1384}
         v = V.verdict(arms, reference="spx-shared")
         self.assertTrue(v["available"])
         top = v["hypotheses"][0]
@@ -164,6 +166,7 @@ class Ranking(unittest.TestCase):
         pre = [h for h in v["hypotheses"] if h["hypothesis"] == "preemption"][0]
         self.assertIsNone(pre["best_arm"])
         self.assertIn("no parameter", pre["skipped_arms"][0][1])
+        self.assertEqual(pre["evidence"], ["900 unmaps, wait mean 195 us, p99 <= 1024 us, max 1384 us (mp_stats)"])
         self.assertEqual(v["hypotheses"][-1]["rank"], len(v["hypotheses"]))
         cpx = [a for a in v["arms"] if a["name"] == "cpx"][0]
         self.assertAlmostEqual(cpx["workloads"]["saturate"]["1"]["mission_ratio"], 30 / 115.5, places=2)
