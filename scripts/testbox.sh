@@ -76,6 +76,8 @@ USER_KSRC=${KSRC:-}
 REPORT_PY=$ROOT/scripts/report/testbox_report.py
 PARAMS_PY=$ROOT/scripts/report/kfdmp_params.py
 STATE_DIR=${KFDMP_TESTBOX_STATE:-/run/kfdmp-testbox}
+# shellcheck source=scripts/testbox-partition.sh
+. "$ROOT/scripts/testbox-partition.sh" # partition arms (issue 17)
 # Where the driver shows itself. The KFDMP_* overrides exist for
 # tests/testbox/mock-box-test.sh, which runs the real path on a fake box.
 KFD_SYSFS=${KFDMP_KFD_SYSFS:-/sys/class/kfd/kfd}
@@ -500,6 +502,8 @@ restore() {
 	ko=$(state_get module)
 	STACK=$(state_get stack)
 	STACK=${STACK:-upstream}
+	local pd
+	pd=$(partition_restore try) || st=failed; [ -z "$pd" ] || detail+=("$pd")
 	if ours_loaded "$ko"; then
 		if unload_stack; then if [ "$STACK" = dkms ]; then detail+=("unloaded the modules under test"); else detail+=("unloaded the module under test"); fi
 		else st=failed; detail+=("could not unload the module under test (in use?)"); fi
@@ -527,6 +531,7 @@ restore() {
 	elif [ "$st" = ok ]; then
 		detail+=("amdgpu was not loaded at the start; left unloaded")
 	fi
+	pd=$(partition_restore) || st=failed; [ -z "$pd" ] || detail+=("$pd")
 	if [ -n "$OUT" ] && [ -d "$OUT" ]; then
 		printf 'status=%s\ndetail=%s\n' "$st" "$(IFS=';'; echo "${detail[*]}")" >"$OUT/restore.env"
 	fi
@@ -581,6 +586,8 @@ kfdmp_cmd() {
 	[ -z "$DEVICES" ] || c+=(--devices "$DEVICES")
 	# shellcheck disable=SC2206 # split on purpose: a list of options
 	[ -z "$KFDMP_ARGS" ] || c+=($KFDMP_ARGS)
+	# shellcheck disable=SC2206 # the arm's options (matrix.conf), after the run's
+	[ -z "$ARM_KFDMP_ARGS" ] || c+=($ARM_KFDMP_ARGS)
 	printf '%s\0' "${c[@]}"
 }
 
@@ -601,6 +608,7 @@ run_config() {
 		would sh -c "echo 'kfdmp-testbox: load $name ${params} run=$RUN_ID' >$KMSG"
 		if [ "$STACK" = dkms ]; then for m in $DKMS_COMPANIONS; do would insmod "${STACK_KO[$m]:-<$m.ko of the build>}"; done; fi
 		would insmod "$MODULE" "${kp[@]}"
+		partition_apply "$cdir"
 		echo "   [dry-run] would wait up to ${LOAD_TIMEOUT}s for /dev/kfd and a gfx9.4.x node; read back $READBACK_PARAMS from $MOD_SYSFS/parameters; require sched_policy=0, mes=0 and every requested value"
 		would sh -c "echo 0 >$KFD_DEBUGFS/mp_stats"
 		echo "   [dry-run] would save $KFD_DEBUGFS/{mp_stats,hqds,rls} to $cdir/*.before and sample $KFD_SYSFS/proc/*/queues every second to $cdir/queues.tsv"
@@ -657,6 +665,7 @@ run_config() {
 		echo "failed: $bad" >"$cdir/status"; cat "$cdir/status"; return 1
 	fi
 	sed 's/^/   loaded: /' "$cdir/params.effective"
+	partition_apply "$cdir" || { echo "failed: compute partition ${ARM_PART}: $PART_WHY" >"$cdir/status"; cat "$cdir/status"; return 1; }
 	echo 0 >"$KFD_DEBUGFS/mp_stats" 2>/dev/null || echo "   note: could not reset $KFD_DEBUGFS/mp_stats (deltas are used anyway)"
 	for p in mp_stats hqds rls; do snapshot "$p" "$cdir/$p.before"; done
 	: >"$cdir/queues.tsv"
@@ -855,8 +864,8 @@ cmd_run() {
 
 	for row in "${MATRIX_ROWS[@]}"; do
 		# Not `read`: a tab is IFS white space, and an empty field would vanish.
-		name=${row%%$'\t'*} params=${row#*$'\t'}
-		desc=${params#*$'\t'} params=${params%%$'\t'*}
+		arm_fields "$row"
+		arm_begin "$OUT/configs/$name" || continue
 		run_config "$name" "$params" "$desc" || failed=1
 		[ "$STOP_ALL" = 0 ] || { echo "testbox: stopping the sweep after $name" >&2; break; }
 	done

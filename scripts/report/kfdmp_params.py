@@ -37,7 +37,10 @@ import subprocess
 import sys
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-PARAM_RE = re.compile(r"^([a-z_][a-z0-9_]*)=(\S+)$")
+PARAM_RE = re.compile(r"^\??([a-z_][a-z0-9_]*)=(\S+)$")  # ?NAME=VALUE: optional (issue 17)
+# Hypothesis-matrix fields 4-6 (optional): hypothesis | compute partition | kfdmp options.
+HYPOTHESES = ("baseline", "xcc_l2_sharing", "hws_oversubscription", "submit_path", "preemption", "switches")
+PARTITIONS = ("-", "SPX", "DPX", "QPX", "CPX")
 
 
 class MatrixError(Exception):
@@ -46,6 +49,13 @@ class MatrixError(Exception):
 
 def read_matrix(path):
     """[(name, [params], description)] of a matrix file (see its header)."""
+    return [r[:3] for r in read_arms(path)]
+
+
+def read_arms(path):
+    """[(name, [params], description, hypothesis, partition, kfdmp options)]:
+    lines of 3 fields are the switches' ablation (hypothesis "switches", the
+    partition left as it is, no extra options)."""
     rows = []
     seen = set()
     with open(path, encoding="utf-8") as f:
@@ -54,9 +64,18 @@ def read_matrix(path):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             cols = [c.strip() for c in line.split("|")]
-            if len(cols) != 3:
-                raise MatrixError(f"{path}:{lineno}: expected 'name | params | description', got {line!r}")
-            name, params, desc = cols
+            if len(cols) == 3:
+                cols += ["switches", "-", ""]
+            if len(cols) != 6:
+                raise MatrixError(f"{path}:{lineno}: expected 'name | params | description' or 'name | params | "
+                                  f"description | hypothesis | partition | kfdmp options', got {line!r}")
+            name, params, desc, hyp, part, kargs = cols
+            if hyp not in HYPOTHESES:
+                raise MatrixError(f"{path}:{lineno}: {name}: hypothesis {hyp!r} is not one of {', '.join(HYPOTHESES)}")
+            if part not in PARTITIONS:
+                raise MatrixError(f"{path}:{lineno}: {name}: partition {part!r} is not one of {', '.join(PARTITIONS)}")
+            if "\t" in kargs or "--out" in kargs.split():
+                raise MatrixError(f"{path}:{lineno}: {name}: kfdmp options may not hold a tab or --out")
             if not NAME_RE.match(name):
                 raise MatrixError(f"{path}:{lineno}: bad configuration name {name!r}")
             if name in seen:
@@ -71,7 +90,7 @@ def read_matrix(path):
                 if m.group(1) in names:
                     raise MatrixError(f"{path}:{lineno}: {name}: {m.group(1)} given twice")
                 names.add(m.group(1))
-            rows.append((name, plist, desc))
+            rows.append((name, plist, desc, hyp, part, kargs))
     if not rows:
         raise MatrixError(f"{path}: no configuration")
     return rows
@@ -280,8 +299,8 @@ def main(argv):
     args = ap.parse_args(argv)
     try:
         if args.cmd == "list":
-            for name, params, desc in select(read_matrix(args.matrix), args.configs):
-                print(f"{name}\t{' '.join(params)}\t{desc}")
+            for name, params, desc, hyp, part, kargs in select(read_arms(args.matrix), args.configs):
+                print(f"{name}\t{' '.join(params)}\t{desc}\t{hyp}\t{part}\t{kargs}")
             return 0
         rules, names_from, values_from = load_sources(args)
         if args.cmd == "known":
@@ -301,7 +320,14 @@ def main(argv):
             print(f"  {name:<16} (no parameters: the module's defaults)")
         for p in params:
             pname, value = p.split("=", 1)
+            optional = pname.startswith("?")
+            pname = pname.lstrip("?")
             rule = rules.get(pname)
+            if rule is None and optional:
+                counts["ok"] += 1
+                print(f"  {name:<16} {p:<36} {'OPTIONAL':<9} not defined by {names_from}: the arm is skipped "
+                      "with this reason when the loaded module lacks it")
+                continue
             if rule is None:
                 verdict, why = "unknown", "not defined by " + names_from + \
                     " (insmod would ignore it and run stock)"

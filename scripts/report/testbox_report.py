@@ -23,6 +23,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import verdict  # noqa: E402  (scripts/report/verdict.py, issue 17)
+
 SCHEMA = "kfdmp-testbox"
 SCHEMA_VERSION = 1
 OVERSUB_TEXT = "Runlist is getting oversubscribed"
@@ -246,8 +249,8 @@ def read_workload(run_dir, cdir, wl):
     except json.JSONDecodeError as e:
         out["status"] = f"unreadable: {e}"
         return out
-    if doc.get("tool") != "kfdmp" or doc.get("schema_version") != 1:
-        out["status"] = "unreadable: not a kfdmp schema_version 1 document"
+    if doc.get("tool") != "kfdmp" or doc.get("schema_version") not in (1, 2):  # 2: the harness since issue 12
+        out["status"] = "unreadable: not a kfdmp schema_version 1 or 2 document"
         return out
     out["results_json"] = os.path.relpath(res_path, run_dir)
     out["harness"] = {"backend": doc.get("backend"), "host": doc.get("host"), "started_at": doc.get("started_at"),
@@ -298,6 +301,7 @@ def read_config(run_dir, name, workloads):
         "mp_stats_delta": delta,
         "mp_stats": mp_summary(delta),
         "queues": queue_samples(os.path.join(cdir, "queues.tsv")),
+        "partition": read_env(os.path.join(cdir, "partition.env")) or None,  # scripts/testbox-partition.sh
         "ctest": read_env(os.path.join(cdir, "ctest.env")) or None,
         "workloads": [read_workload(run_dir, cdir, w) for w in workloads if os.path.isdir(os.path.join(cdir, w))],
     }
@@ -329,6 +333,7 @@ def build_document(run_dir):
         "restore": read_env(os.path.join(run_dir, "restore.env")) or None,
     }
     doc["comparison"] = comparison(doc)
+    doc["verdict"] = verdict.verdict_of(doc, run_dir)
     return doc
 
 
@@ -552,6 +557,7 @@ def markdown(doc, plots):
     if trouble:
         L += ["Kernel log lines that need a look (first 20 per configuration):", "", "```"]
         L += [f"{n}: {t}" for n, t in trouble] + ["```", ""]
+    L += verdict.markdown(doc["verdict"]) if doc.get("verdict") else []
     r = doc["restore"]
     L += ["## Restore", ""]
     if r:

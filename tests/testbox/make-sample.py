@@ -18,13 +18,16 @@ import random
 import shutil
 import sys
 
-CONFIGS = [
-    ("stock", "", "the series, every switch at \"default\" (stock behaviour)"),
-    ("slot-index", "kfd_queue_slot_policy=index", "queue-slot policy alone"),
-    ("doorbell-index", "kfd_doorbell_placement=index", "doorbell placement alone"),
-    ("queued-rl", "kfd_queued_runlist=on", "queued runlist alone"),
-    ("all", "kfd_mp=1", "every change (the master switch)"),
-]
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "report"))
+import kfdmp_params  # noqa: E402
+
+# The arms are the project's matrix (one source of truth):
+# (name, [params], description, hypothesis, partition, kfdmp options).
+CONFIGS = kfdmp_params.read_arms(os.path.join(HERE, "matrix.conf"))
+# An optional parameter no sample module has: the arm is skipped.
+SKIPPED = {"dequeue-wait": "skipped: the module build/tree/drivers/gpu/drm/amd/amdgpu/amdgpu.ko has no parameter "
+                           "kfd_dequeue_wait_short (the arm's change is not in this build)"}
 EFFECTIVE = {
     "stock": {"kfd_mp": "0", "kfd_queue_slot_policy": "default", "kfd_doorbell_placement": "default",
               "kfd_queued_runlist": "default"},
@@ -42,11 +45,28 @@ RATIOS = {
     ("doorbell-index", "saturate"): (1.0, 0.96, 0.94, 0.89),
     ("queued-rl", "saturate"): (1.0, 0.99, 0.97, 0.92),
     ("all", "saturate"): (1.0, 0.99, 0.98, 0.93),
+    # Hypothesis arms (issue 17), relative to the arm's own N=1; ARM_BASE
+    # scales N=1 against the whole GPU (a DPX/CPX partition is a part of it).
+    ("spx-xcc-split", "latency"): (0.99, 0.80, 0.60, 0.82),
+    ("spx-xcc-split", "saturate"): (0.98, 0.97, 0.95, 0.89),
+    ("dpx", "latency"): (1.0, 1.95),
+    ("dpx", "saturate"): (1.0, 1.92),
+    ("cpx", "latency"): (1.0, 3.8, 3.6),
+    ("cpx", "saturate"): (1.0, 3.7, 3.5),
+    ("hwq1", "latency"): (1.0, 0.76, 0.55, 0.92),
+    ("hwq1", "saturate"): (1.0, 0.97, 0.95, 0.95),
+    ("hwq2", "latency"): (1.0, 0.75, 0.53, 0.88),
+    ("hwq2", "saturate"): (1.0, 0.97, 0.94, 0.93),
+    ("hwq4", "latency"): (1.0, 0.74, 0.51, 0.79),
+    ("hwq4", "saturate"): (1.0, 0.97, 0.94, 0.88),
+    ("graph", "latency"): (1.0, 0.75, 0.52, 0.80),
+    ("graph", "saturate"): (1.0, 0.97, 0.94, 0.88),
 }
+ARM_BASE = {"dpx": 0.52, "cpx": 0.27}
 BASE_QPS = {"latency": 115.5, "saturate": 41.8}
-UNMAP_SHARE = {"stock": 1.0, "slot-index": 1.0, "doorbell-index": 1.0, "queued-rl": 0.45, "all": 0.42}
+UNMAP_SHARE = {"queued-rl": 0.45, "all": 0.42}  # others: 1.0
 PROCS = (1, 2, 4, 8)
-REPEAT = 2
+REPEAT = 3
 WORKLOADS = ("latency", "saturate")
 GPU_ID = 53241
 IDLE_GPU_ID = 8192
@@ -118,7 +138,7 @@ def run_delta(before, after):
     return out
 
 
-def simulate_run(rng, st, cfg, procs, trace, t0, pid0):
+def simulate_run(rng, st, cfg, procs, trace, t0, pid0, qpp=QUEUES_PER_PROCESS, per_part=None):
     """One kfdmp run of procs processes: queue creations and destructions,
     each an unmap + runlist (fewer unmaps with the queued runlist)."""
     events = []
@@ -126,22 +146,23 @@ def simulate_run(rng, st, cfg, procs, trace, t0, pid0):
     oversub_lines = []
     pasid = 0x8000 + (pid0 % 97)
     t = t0
-    changes = [("create", p, q) for p in range(procs) for q in range(QUEUES_PER_PROCESS)]
-    changes += [("destroy", p, q) for p in range(procs) for q in range(QUEUES_PER_PROCESS)]
+    changes = [("create", p, q) for p in range(procs) for q in range(qpp)]
+    changes += [("destroy", p, q) for p in range(procs) for q in range(qpp)]
+    scale = procs / (per_part or procs)  # queues on this GPU's one runlist (per partition)
     was_oversub = False
     for kind, p, q in changes:
         t += rng.uniform(0.0002, 0.002)
         pid = pid0 + p
         active += 1 if kind == "create" else -1
         live_procs = procs if kind == "create" else max(1, procs - p)
-        if rng.random() < UNMAP_SHARE[cfg]:
+        if rng.random() < UNMAP_SHARE.get(cfg, 1.0):
             load = active * (2 if procs >= 4 else 1)
             wait = int(rng.lognormvariate(4.6 + 0.35 * (procs >= 4) + 0.6 * (active > HW_QUEUES), 0.45)) + load
             st.c["unmaps"] += 1
             st.sample("preempt_us", wait)
             events.append((t, pid, f"kfd_unmap_queues: gpu_id={GPU_ID} filter=dynamic filter_param=0 ret=0 "
                                    f"wait_us={wait}"))
-        over = active > HW_QUEUES
+        over = active / scale > HW_QUEUES
         st.c["runlists"] += 1
         dur = int(rng.uniform(8, 30) + active)
         st.sample("runlist_us", dur)
@@ -170,17 +191,51 @@ def simulate_run(rng, st, cfg, procs, trace, t0, pid0):
     return oversub_lines, t
 
 
-def harness_doc(rng, cfg, wl, st, trace, t0, pid_base):
+def option(kargs, name, default):
+    a = kargs.split()
+    return a[a.index(name) + 1] if name in a else default
+
+
+def gpu_of(rng, cfg, n, over):
+    """A schema-2 attribution shaped after the hypotheses: tenants sharing
+    one SPX GPU overlap and their kernels run slower (contention); past 24
+    queues the HWS time-slices the runlist (processes absent); a partition
+    per process runs its kernels as fast as alone."""
+    if n == 1 or cfg in ("dpx", "cpx"):
+        infl, conc, notres = 1.0, 1.0 + 0.0 * n, 0.05
+        if n > 1:
+            conc = float(n)
+    else:
+        infl = {2: 1.3, 4: 1.6, 8: 1.4}[n] * (0.9 if cfg == "spx-xcc-split" else 1.0)
+        conc = {2: 1.6, 4: 2.4, 8: 2.0}[n]
+        notres = 0.7 if over else 0.2
+    infl *= 1 + rng.uniform(-0.01, 0.01)
+    s2s = 12.0 * (1 + (8 if over else 0.5 * (n > 1)))
+    q = 8 * 1100.0 * infl
+    per = [{"stamped_kernels": 80, "stamped_queries": 10, "mean_kernel_us": 1100.0 * infl,
+            "kernel_inflation": infl, "query_us": q + s2s + 20, "submit_to_start_us": s2s, "resident_us": q,
+            "in_query_gap_us": 20.0, "end_to_host_us": 0.0, "not_resident_fraction": notres} for _ in range(n)]
+    return {"available": True, "reason": "", "concurrency": conc, "any_kernel_resident_fraction": min(1.0, 0.9 * conc),
+            "kernel_inflation": infl, "submit_to_start_us": s2s, "in_query_gap_us": 20.0,
+            "not_resident_fraction": notres, "per_process": per}
+
+
+def harness_doc(rng, cfg, wl, st, trace, t0, pid_base, kargs=""):
     runs = []
-    base = BASE_QPS[wl] * (1 + rng.uniform(-0.01, 0.01))
-    ratios = RATIOS[(cfg, wl)]
+    base = BASE_QPS[wl] * ARM_BASE.get(cfg, 1.0) * (1 + rng.uniform(-0.01, 0.01))
+    ratios = RATIOS[(cfg if (cfg, wl) in RATIOS else "stock", wl)]
+    procs_list = [int(x) for x in option(kargs, "--procs", ",".join(map(str, PROCS))).split(",")]
+    hwq = option(kargs, "--hw-queues", None)
+    qpp = int(hwq) + 1 if hwq else QUEUES_PER_PROCESS
+    devs = len(option(kargs, "--devices", "0").split(","))
     all_lines = []
     t = t0
     pid = pid_base
-    for n, target in zip(PROCS, ratios):
+    for n, target in zip(procs_list, ratios):
         for rep in range(REPEAT):
             before = st.flat()
-            lines, t = simulate_run(rng, st, cfg, n, trace, t, pid)
+            per_part = max(1, -(-n // devs))
+            lines, t = simulate_run(rng, st, cfg, n, trace, t, pid, qpp, per_part)
             after = st.flat()
             all_lines += lines
             agg = base * target * (1 + rng.uniform(-0.012, 0.012))
@@ -201,9 +256,9 @@ def harness_doc(rng, cfg, wl, st, trace, t0, pid_base):
             runs.append({"procs": n, "repeat": rep, "status": "ok", "reason": "", "aggregate_qps": agg,
                          "scaling_ratio": None, "jain_index": jain, "start_skew_us": round(rng.uniform(20, 90), 3),
                          "latency_us": {"p50": round(p50, 3), "p99": round(p50 * 1.4, 3)},
-                         "workers": workers,
-                         "kfd": {"queues": [{"pid": pid + i, "total": QUEUES_PER_PROCESS,
-                                             "by_type": {"compute": QUEUES_PER_PROCESS}} for i in range(n)],
+                         "workers": workers, "gpu": gpu_of(rng, cfg, n, bool(lines) or qpp * per_part > HW_QUEUES),
+                         "kfd": {"queues": [{"pid": pid + i, "total": qpp,
+                                             "by_type": {"compute": qpp}} for i in range(n)],
                                  "oversubscribed_lines": lines,
                                  "mp_stats_delta": run_delta(before, after),
                                  "snapshots": [f"kfd/N{n}-r{rep}-{x}-{w}.txt" for x in ("hqds", "rls")
@@ -215,17 +270,17 @@ def harness_doc(rng, cfg, wl, st, trace, t0, pid_base):
     for r in runs:
         r["scaling_ratio"] = r["aggregate_qps"] / b
     summary = []
-    for n in PROCS:
+    for n in procs_list:
         q = [r["aggregate_qps"] for r in runs if r["procs"] == n]
         m = sum(q) / len(q)
         summary.append({"procs": n, "runs": len(q), "qps_mean": m, "qps_min": min(q), "qps_max": max(q),
                         "spread_pct": (max(q) - min(q)) / m * 100, "scaling_ratio": m / b})
-    doc = {"schema_version": 1, "tool": "kfdmp", "backend": "hip", "host": "SYNTHETIC-sample",
+    doc = {"schema_version": 2, "tool": "kfdmp", "backend": "hip", "host": "SYNTHETIC-sample",
            "started_at": "2026-11-21T09:00:00Z",
-           "config": {"workload": wl, "procs": list(PROCS), "repeat": REPEAT, "duration_s": 3, "warmup_s": 1,
+           "config": {"workload": wl, "procs": procs_list, "repeat": REPEAT, "duration_s": 3, "warmup_s": 1,
                       "params": dict.fromkeys(("kernels", "iters", "blocks", "threads", "bytes", "cus",
                                                "hsa_queues"), 0),
-                      "hw_queues": None, "devices": ["0"],
+                      "hw_queues": int(hwq) if hwq else None, "devices": option(kargs, "--devices", "0").split(","),
                       "environment": dict.fromkeys(("CUDA_MPS_PIPE_DIRECTORY", "CUDA_VISIBLE_DEVICES",
                                                     "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
                                                     "GPU_MAX_HW_QUEUES", "HSA_OVERRIDE_GFX_VERSION"))},
@@ -248,8 +303,9 @@ def main(argv):
 {MARK}.
 
 A recorded run in the layout scripts/testbox.sh writes (scripts/report/README.md),
-with made-up numbers shaped after the field measurements: 5 configurations of
-tests/testbox/matrix.conf, workloads latency and saturate, N = 1, 2, 4, 8,
+with made-up numbers shaped after the field measurements: every arm of
+tests/testbox/matrix.conf (the dequeue-wait arm skipped, as a module without its
+parameter does), workloads latency and saturate, N = 1, 2, 4, 8 (DPX: 1, 2; CPX: 1, 4, 8),
 {REPEAT} repeats. It exists so that `scripts/testbox.sh --dry-run` and the ctest
 tests can run the report generator without a GPU. Regenerate with
 `tests/testbox/make-sample.py`; never mix it with measurements.
@@ -273,15 +329,24 @@ tests can run the report generator without a GPU. Regenerate with
         "scheduler\tok\tsched_policy=0 (HWS), mes=0",
         "amdgpu-users\tok\trefcnt 0, no holders, nothing has /dev/kfd or /dev/dri/* open",
         "vendor-dkms\tok\tstock amdgpu is /lib/modules/6.12.95+deb12-amd64/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz",
-        "params\tok\t5 configurations, parameters checked against modinfo -p of the built module",
+        f"params\tok\t{len(CONFIGS)} configurations, parameters checked against modinfo -p of the built module",
         "trace\tok\ttrace-cmd 3.1.6",
         ""]))
     t = 1000.0
     pid = 40000
-    for name, params, desc in CONFIGS:
+    for name, plist, desc, hyp, part, kargs in CONFIGS:
+        params = " ".join(p.lstrip("?") for p in plist)
         cdir = os.path.join(out, "configs", name)
+        write(os.path.join(cdir, "arm.env"), f"hypothesis={hyp}\npartition={part}\nkfdmp_args={kargs}\n")
+        if name in SKIPPED:
+            write(os.path.join(cdir, "status"), SKIPPED[name] + "\n")
+            continue
         write(os.path.join(cdir, "config.env"), f"name={name}\nparams={params}\ndescription={desc}\n")
         write(os.path.join(cdir, "status"), "ok\n")
+        if part != "-":
+            write(os.path.join(cdir, "partition.env"),
+                  f"compute={part}\nmemory=NPS1\navailable=SPX,DPX,CPX\nnodes={ {'DPX': 2, 'CPX': 4}.get(part, 1) }\n"
+                  "status=ok\ndetail=\n")
         eff = dict(EFFECTIVE["stock"])
         for p in params.split():
             k, v = p.split("=")
@@ -301,7 +366,7 @@ tests can run the report generator without a GPU. Regenerate with
             trace = []
             tb = st.flat()
             write(os.path.join(wdir, "trace", "mp_stats.before"), mp_text(st, idle, 40))
-            doc, lines, t, pid_next = harness_doc(rng, name, wl, st, trace, t, pid)
+            doc, lines, t, pid_next = harness_doc(rng, name, wl, st, trace, t, pid, kargs)
             for i, r in enumerate(doc["runs"]):
                 for q in r["kfd"]["queues"]:
                     queues.append(f"{int(t) - 100 + i}\t{q['pid']}\t{q['total']}")

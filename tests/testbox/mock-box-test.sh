@@ -15,6 +15,14 @@
 #              `testbox.sh restore` later puts the stock driver back, and a
 #              second restore is a no-op
 #   refusals   a box check that fails (amdgpu in use) loads nothing
+#   partition  (issue 17) a mock driver keeps the GPU's partition sysfs and
+#              re-enumerates the KFD nodes (one per partition) after a mode
+#              write: a CPX arm switches, waits for 4 nodes, runs kfdmp with the
+#              arm's options and records the mode; a DPX switch the driver
+#              refuses fails that arm only; an unsupported QPX and a KFD user
+#              present refuse the switch; SPX is back at the end, after a
+#              failure and after Ctrl-C; an optional parameter the module lacks
+#              skips its arm with the reason
 #   dkms       the box's amdgpu-dkms stack on a 5.10 kernel (MOCK_DKMS=1: the
 #              stubs know amdgpu's six companions and their dependencies,
 #              rmmod refuses a module in use, modprobe amdgpu loads the whole
@@ -65,6 +73,7 @@ for p in "$@"; do echo "${p#*=}" >"$m/parameters/${p%%=*}"; done
 printf 'gfx_target_version 90402\nsimd_count 1216\n' >"$KFDMP_KFD_SYSFS/topology/nodes/1/properties"
 echo 53241 >"$KFDMP_KFD_SYSFS/topology/nodes/1/gpu_id"
 touch "$KFDMP_KFD_DEV"
+[ ! -e "$MOCK/kfd-user" ] || mkdir -p "$KFDMP_KFD_SYSFS/proc/4242"
 [ "${MOCK_DKMS:-0}" = 0 ] || echo "6.12.12-2194681.el8" >"$m/version"
 echo "[drm] amdgpu ($kind) loaded" >>"$KFDMP_KMSG"
 EOF
@@ -141,6 +150,7 @@ cat >"$tmp/harness/kfdmp" <<'EOF'
 #!/usr/bin/env bash
 set -eu
 out= wl=
+echo "$*" >>"$MOCK/kfdmp-args.log"
 while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift ;; --workload) wl=$2; shift ;; esac; shift; done
 mkdir -p "$out"
 if [ -n "${MOCK_KFDMP_SLEEP:-}" ]; then
@@ -254,6 +264,109 @@ rm "$MOCK/kfd-open"
 rc=0; KVER=6.1.0-30-amd64 tb --configs all --out "$tmp/k" >"$tmp/k.log" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q 'kernel .*fail' "$tmp/k.log" && [ ! -e "$MOCK/insmod.log" ] && ok "refusal: KVER other than the running kernel" || bad "kernel refusal: exit $rc"
 stock_back && ok "refusals left the stock driver alone" || bad "refusals touched the driver"
+
+# --- partition (issue 17) -------------------------------------------------------------------------------
+export KFDMP_GPU_SYSFS=$MOCK/sys/gpu0 KFDMP_PART_TIMEOUT=5
+mkdir -p "$KFDMP_GPU_SYSFS"
+echo SPX >"$KFDMP_GPU_SYSFS/current_compute_partition"
+echo "SPX, DPX, CPX" >"$KFDMP_GPU_SYSFS/available_compute_partition"
+echo NPS1 >"$KFDMP_GPU_SYSFS/current_memory_partition"
+echo "NPS1, NPS4" >"$KFDMP_GPU_SYSFS/available_memory_partition"
+# The mock driver: after a mode write, the mode named in part-refuse is
+# written back (refused) with a kernel message; any other re-enumerates the
+# KFD nodes half a second later, one per partition (also after a reload).
+touch "$MOCK/part-watch"
+(
+	last=SPX
+	while [ -e "$MOCK/part-watch" ]; do
+		now=$(cat "$KFDMP_GPU_SYSFS/current_compute_partition" 2>/dev/null || echo "$last")
+		if [ "$now" != "$last" ]; then
+			if [ "$now" = "$(cat "$MOCK/part-refuse" 2>/dev/null)" ]; then
+				echo "$last" >"$KFDMP_GPU_SYSFS/current_compute_partition"
+				echo "amdgpu: compute partition switch to $now failed (mock)" >>"$KFDMP_KMSG"
+				continue
+			fi
+			echo "partition $last -> $now" >>"$MOCK/ops.log"
+			sleep 0.5
+			last=$now
+		fi
+		case $last in DPX) n=2 ;; CPX) n=4 ;; *) n=1 ;; esac
+		if [ -d "$KFDMP_KFD_SYSFS/topology/nodes/1" ]; then
+			for i in 1 2 3 4; do
+				d=$KFDMP_KFD_SYSFS/topology/nodes/$i
+				if [ "$i" -le "$n" ]; then
+					[ -e "$d/properties" ] || { mkdir -p "$d"; printf 'gfx_target_version 90402\n' >"$d/properties"; echo $((53240 + i)) >"$d/gpu_id"; }
+				else rm -rf "$d"; fi
+			done
+		fi
+		sleep 0.1
+	done
+) &
+watcher=$!
+cat >"$tmp/part.conf" <<'EOF'
+stock | - | reference | baseline | SPX |
+cpx   | - | one process per partition | xcc_l2_sharing | CPX | --procs 1,4 --devices 0,1,2,3
+dpx   | - | refused by the mock driver | xcc_l2_sharing | DPX | --devices 0,1
+qpx   | - | not in available_compute_partition | xcc_l2_sharing | QPX |
+wait  | ?kfd_dequeue_wait_short=1 | optional parameter the mock module lacks | preemption | SPX |
+EOF
+tbp() { "$root/scripts/testbox.sh" "$@" --matrix "$tmp/part.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
+	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
+mode() { cat "$KFDMP_GPU_SYSFS/current_compute_partition"; }
+pe() { sed -n "s/^$2=//p" "$tmp/part/configs/$1/partition.env"; }
+echo DPX >"$MOCK/part-refuse"
+: >"$MOCK/kfdmp-args.log"
+rc=0; tbp --out "$tmp/part" >"$tmp/part.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && ok "partition: exit 1 (the refused and unsupported arms failed)" || { tail -n 30 "$tmp/part.log"; bad "partition: exit $rc"; }
+[ "$(pe cpx compute)" = CPX ] && [ "$(pe cpx status)" = ok ] && [ "$(pe cpx nodes)" = 4 ] && [ "$(pe cpx memory)" = NPS1 ] &&
+	ok "partition: the CPX arm ran in CPX with 4 KFD nodes (partition.env)" || bad "partition: cpx partition.env: $(cat "$tmp/part/configs/cpx/partition.env")"
+grep -q -- '--procs 1,4 --devices 0,1,2,3$' "$MOCK/kfdmp-args.log" &&
+	ok "partition: kfdmp got the arm's options after the run's" || bad "partition: kfdmp args: $(cat "$MOCK/kfdmp-args.log")"
+[ "$(cat "$tmp/part/configs/cpx/status")" = ok ] && ok "partition: the CPX arm is ok" || bad "partition: cpx status $(cat "$tmp/part/configs/cpx/status")"
+grep -q '^failed: compute partition DPX: the mode reads CPX after 5s, asked DPX (refused?)' "$tmp/part/configs/dpx/status" &&
+	ok "partition: the refused DPX switch fails that arm with the reason" || bad "partition: dpx status: $(cat "$tmp/part/configs/dpx/status")"
+grep -q 'QPX is not supported (available: SPX,DPX,CPX' "$tmp/part/configs/qpx/status" &&
+	ok "partition: QPX (not available) is refused before any write" || bad "partition: qpx status: $(cat "$tmp/part/configs/qpx/status")"
+grep -q '^skipped: the module .* has no parameter kfd_dequeue_wait_short' "$tmp/part/configs/wait/status" &&
+	ok "partition: the optional-parameter arm is skipped with the reason" || bad "partition: wait status: $(cat "$tmp/part/configs/wait/status" 2>&1)"
+[ "$(mode)" = SPX ] && grep -q 'compute partition restored to SPX' "$tmp/part/restore.env" && grep -q '^status=ok' "$tmp/part/restore.env" &&
+	[ ! -e "$KFDMP_TESTBOX_STATE/partition" ] && stock_back &&
+	ok "partition: SPX and the stock driver are back, restore.env says so, no partition state left" ||
+	bad "partition: restore: mode $(mode), $(cat "$tmp/part/restore.env")"
+python3 - "$tmp/part/report/testbox.json" <<'EOF' && ok "partition: the report records the mode of every arm and has a verdict" || bad "partition: report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {x["name"]: x for x in d["configurations"]}
+assert c["cpx"]["partition"]["compute"] == "CPX", c["cpx"]["partition"]
+assert c["stock"]["partition"]["compute"] == "SPX", c["stock"]["partition"]
+v = d["verdict"]
+assert v["available"] and v["reference"] == "stock", v.get("reason")
+assert [a["partition"] for a in v["arms"] if a["name"] == "cpx"] == ["CPX"]
+pre = [h for h in v["hypotheses"] if h["hypothesis"] == "preemption"][0]
+assert "no parameter" in pre["skipped_arms"][0][1], pre
+EOF
+rm -f "$MOCK/part-refuse"
+# A KFD user present when the switch would happen (mock-load makes one).
+touch "$MOCK/kfd-user"
+rc=0; tbp --configs cpx --out "$tmp/pbusy" >"$tmp/pbusy.log" 2>&1 || rc=$?
+rm -f "$MOCK/kfd-user"; rm -rf "$KFDMP_KFD_SYSFS/proc/4242"
+[ "$rc" = 1 ] && grep -q 'KFD in use by pid(s) 4242' "$tmp/pbusy/configs/cpx/status" && [ "$(mode)" = SPX ] &&
+	ok "partition: a KFD user present: no switch, the arm fails with the reason" || { tail -n 20 "$tmp/pbusy.log"; bad "partition busy: exit $rc, mode $(mode)"; }
+# Ctrl-C during kfdmp in CPX: SPX is back.
+rm -f "$MOCK/kfdmp-started"
+MOCK_KFDMP_SLEEP=30 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' bash -c "$(declare -f tbp); tbp --configs cpx --out '$tmp/pint'" >"$tmp/pint.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
+[ "$(mode)" = CPX ] && ok "partition ctrl-c: CPX while kfdmp runs" || bad "partition ctrl-c: mode $(mode) while kfdmp runs"
+kill -INT -- "-$pid" || bad "partition ctrl-c: no process group $pid"
+rc=0; wait "$pid" || rc=$?
+[ "$rc" = 130 ] && [ "$(mode)" = SPX ] && grep -q 'compute partition restored to SPX' "$tmp/pint/restore.env" && stock_back &&
+	ok "partition ctrl-c: exit 130, SPX and the stock driver back" || { tail -n 20 "$tmp/pint.log"; bad "partition ctrl-c: exit $rc, mode $(mode)"; }
+rm -f "$MOCK/part-watch"; wait "$watcher" 2>/dev/null || true
+unset KFDMP_GPU_SYSFS
 
 # --- dkms: the box's amdgpu-dkms stack on a 5.10 kernel ------------------------------------------------
 export MOCK_DKMS=1 KVER=5.10.134-13.an8.x86_64

@@ -3,6 +3,7 @@
 // byte patterns), so the CPU check compares for equality.
 #include "gpu_compat.h"
 #include "gpu_workloads.h"
+#include "cu_mask.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -163,11 +164,13 @@ public:
 		clock_mhz_ = clock_khz / 1000;
 
 		uint32_t first = 0, n = p.cus;
+		std::vector<uint32_t> split_mask;
 		if (p.split_count) {
+			split_mask = cu_split_mask(sms_, p.split_index, p.split_count, p.split_xccs);
 			first = uint32_t(uint64_t(p.split_index) * sms_ / p.split_count);
-			n = uint32_t(uint64_t(p.split_index + 1) * sms_ / p.split_count) - first;
-			if (n == 0)
-				throw std::invalid_argument("--cu-split: more processes than CUs");
+			n = 0;
+			for (uint32_t w : split_mask)
+				n += uint32_t(__builtin_popcount(w));
 		}
 #if !KFDMP_HAVE_CU_MASK
 		if (n)
@@ -180,14 +183,18 @@ public:
 						    std::to_string(sms_) + " CUs");
 		cu_first_ = first;
 		cu_count_ = n;
+		cu_xccs_ = p.split_count ? p.split_xccs : 0;
 #endif
 		for (uint32_t s = 0; s < std::max(streams, 1u); ++s) {
 			hipStream_t st = nullptr;
 #if KFDMP_HAVE_CU_MASK
 			if (n) {
-				std::vector<uint32_t> mask((sms_ + 31) / 32, 0);
-				for (uint32_t cu = first; cu < first + n; ++cu)
-					mask[cu / 32] |= 1u << (cu % 32);
+				std::vector<uint32_t> mask = split_mask;
+				if (mask.empty()) {
+					mask.assign((sms_ + 31) / 32, 0);
+					for (uint32_t cu = first; cu < first + n; ++cu)
+						mask[cu / 32] |= 1u << (cu % 32);
+				}
 				check(hipExtStreamCreateWithCUMask(&st, uint32_t(mask.size()), mask.data()),
 				      "create stream with CU mask");
 				streams_.push_back(st);
@@ -238,14 +245,17 @@ public:
 	{
 		std::string s = name_ + " (" + std::to_string(sms_) + (KFDMP_HAVE_CU_MASK ? " CUs, " : " SMs, ") +
 				std::to_string(clock_mhz_) + " MHz, " + runtime_ + ")";
-		if (cu_count_)
+		if (cu_count_ && cu_xccs_)
+			s += " " + std::to_string(cu_count_) + " CUs, " + std::to_string(cu_count_ / cu_xccs_) + " on each of " +
+			     std::to_string(cu_xccs_) + " XCCs";
+		else if (cu_count_)
 			s += " CUs " + std::to_string(cu_first_) + "-" + std::to_string(cu_first_ + cu_count_ - 1);
 		return s;
 	}
 
 private:
 	std::string name_, runtime_;
-	uint32_t sms_ = 0, lanes_ = 0, clock_mhz_ = 0, cu_first_ = 0, cu_count_ = 0;
+	uint32_t sms_ = 0, lanes_ = 0, clock_mhz_ = 0, cu_first_ = 0, cu_count_ = 0, cu_xccs_ = 0;
 	double peak_fma_ = 0, timer_ns_per_tick_ = 1;
 	std::vector<hipStream_t> streams_;
 	std::vector<void*> device_, host_;
@@ -383,7 +393,7 @@ public:
 		for (size_t i = 0; i < n; ++i) {
 			const bool ok = a[i] != ~0ull && b[i] >= a[i];
 			out[i] = {ok ? uint64_t(double(a[i]) * k) : 0, ok ? uint64_t(double(b[i]) * k) : 0,
-				  stamped_bins_[i / per], uint32_t(i % per)};
+				  stamped_bins_[i / per], uint32_t(i % per), uint32_t(i / per)};
 		}
 		return n;
 	}

@@ -81,7 +81,8 @@ LaunchSpec launch_spec(const Options& o, uint32_t procs, const std::string& work
 	s.config.warmup_ns = seconds_to_ns(o.warmup_s);
 	s.config.duration_ns = seconds_to_ns(o.duration_s);
 	s.config.init_timeout_ns = seconds_to_ns(o.init_timeout_s);
-	s.config.bin_ns = uint64_t(o.bin_ms * 1e6);
+	// The workers stamp every k-th bin of this length; the analysis bin may differ (auto).
+	s.config.bin_ns = o.bin_ms > 0 ? uint64_t(o.bin_ms * 1e6) : auto_min_bin_ns;
 	s.config.stamp_every = o.stamp_every;
 	{
 		const std::string name = workload;

@@ -93,6 +93,12 @@ const std::vector<Spec>& specs()
 		 [](Options& o, auto& opt, auto& v) { o.params.cus = to_u32(opt, v, 1); }},
 		{"--cu-split", nullptr, "give each process a disjoint range of CUs (HIP; CUDA: unsupported)", false,
 		 [](Options& o, auto&, auto&) { o.cu_split = true; }},
+		{"--cu-split-xcc", "X", "like --cu-split, but each process gets an equal share of every one of X XCCs "
+					"(gfx 9.4.3 hands mask bit i to XCC i mod X; MI308X SPX: 4)", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 o.cu_split = true;
+			 o.params.split_xccs = to_u32(opt, v, 1);
+		 }},
 		{"--streams", "S", "streams per process, each running the query's kernel chain (default 1)", true,
 		 [](Options& o, auto& opt, auto& v) { o.params.streams = to_u32(opt, v, 1); }},
 		{"--graph", nullptr, "replay the query as a captured HIP/CUDA graph", true,
@@ -133,8 +139,13 @@ const std::vector<Spec>& specs()
 			 if (o.tenants.empty())
 				 throw UsageError(opt + ": empty");
 		 }},
-		{"--bin", "MS", "time-series bin in milliseconds (default 100)", false,
+		{"--bin", "MS|auto", "time-series bin in milliseconds (default auto: >= 100, long enough for 4 queries per process)",
+		 false,
 		 [](Options& o, auto& opt, auto& v) {
+			 if (v == "auto") {
+				 o.bin_ms = 0;
+				 return;
+			 }
 			 o.bin_ms = to_seconds(opt, v);
 			 if (o.bin_ms < 1)
 				 throw UsageError(opt + ": at least 1 ms");

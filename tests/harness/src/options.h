@@ -32,7 +32,7 @@ struct Options {
 	KfdPaths kfd;
 	std::string mix;            // "latency:4,saturate:4": tenants of one run
 	bool cu_split = false;      // disjoint CU ranges, one per process
-	double bin_ms = 100;        // time-series bin
+	double bin_ms = 0;          // time-series bin (0: auto, see auto_min_bin_ns)
 	uint32_t stamp_every = 10;  // GPU-stamp every k-th bin (0: never)
 	// --mix parsed: (workload, processes)
 	std::vector<std::pair<std::string, uint32_t>> tenants;

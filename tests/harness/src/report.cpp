@@ -35,7 +35,10 @@ RunMetrics metrics_of(const LaunchResult& r, uint64_t bin_ns)
 		records.push_back(w.records);
 		stamps.push_back(w.stamps);
 	}
-	m.win = window_metrics(records, r.window_begin_ns, r.window_end_ns, bin_ns);
+	uint64_t unrecorded = 0;
+	for (const auto& w : r.workers)
+		unrecorded += w.records_dropped;
+	m.win = window_metrics(records, r.window_begin_ns, r.window_end_ns, bin_ns, unrecorded);
 	m.gpu = gpu_breakdown(stamps, records, r.window_begin_ns, r.window_end_ns);
 	m.qps = m.win.aggregate_qps;
 	std::vector<double> qps;
@@ -135,12 +138,32 @@ json::Value gpu_json(const GpuBreakdown& g, const LossSplit& l)
 	j.set("stamped_queries", g.stamped_queries);
 	j.set("queries", g.queries);
 	j.set("sampled_s", g.sampled_s);
-	j.set("busy_fraction", num_or_null(g.available ? g.busy_fraction : NAN));
+	j.set("any_kernel_resident_fraction", num_or_null(g.available ? g.any_resident_fraction : NAN));
 	j.set("concurrency", num_or_null(g.available ? g.concurrency : NAN));
 	j.set("mean_kernel_us", num_or_null(g.kernels ? g.mean_kernel_us : NAN));
 	j.set("mean_gap_us", num_or_null(g.mean_gap_us));
 	j.set("mean_submit_us", num_or_null(g.mean_submit_us));
 	j.set("stamp_overhead_pct", num_or_null(g.stamp_overhead_pct));
+	j.set("kernel_inflation", num_or_null(g.kernel_inflation));
+	j.set("submit_to_start_us", num_or_null(g.submit_to_start_us));
+	j.set("in_query_gap_us", num_or_null(g.in_query_gap_us));
+	j.set("not_resident_fraction", num_or_null(g.not_resident_fraction));
+	json::Value procs = json::Value::Array{};
+	for (const auto& p : g.procs) {
+		json::Value pj;
+		pj.set("stamped_kernels", p.kernels);
+		pj.set("stamped_queries", p.queries);
+		pj.set("mean_kernel_us", num_or_null(p.mean_kernel_us));
+		pj.set("kernel_inflation", num_or_null(p.kernel_inflation));
+		pj.set("query_us", num_or_null(p.query_us));
+		pj.set("submit_to_start_us", num_or_null(p.submit_to_start_us));
+		pj.set("resident_us", num_or_null(p.resident_us));
+		pj.set("in_query_gap_us", num_or_null(p.in_query_gap_us));
+		pj.set("end_to_host_us", num_or_null(p.end_to_host_us));
+		pj.set("not_resident_fraction", num_or_null(p.not_resident_fraction));
+		procs.push(std::move(pj));
+	}
+	j.set("per_process", std::move(procs));
 	json::Value loss;
 	loss.set("idle_factor", num_or_null(l.idle_factor));
 	loss.set("overlap_factor", num_or_null(l.overlap_factor));
@@ -218,7 +241,8 @@ json::Value config_json(const Options& o)
 	c.set("params", std::move(params));
 	c.set("mix", o.mix);
 	c.set("cu_split", o.cu_split);
-	c.set("bin_ms", o.bin_ms);
+	c.set("cu_split_xccs", o.params.split_xccs);
+	c.set("bin_ms", o.bin_ms > 0 ? json::Value(o.bin_ms) : json::Value("auto"));
 	c.set("stamp_every", o.stamp_every);
 	c.set("hw_queues", o.hw_queues ? json::Value(*o.hw_queues) : json::Value());
 	json::Value devices = json::Value::Array{};
@@ -239,40 +263,63 @@ json::Value config_json(const Options& o)
 
 void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 {
-	std::map<std::string, std::vector<double>> solo; // workload -> ok 1-process QPS
-	const GpuBreakdown* base_gpu = nullptr;
-	GpuBreakdown mean1;
-	uint32_t n1 = 0;
+	// Per workload: the ok 1-process runs alone (a --mix run starts with one
+	// per tenant workload). Ratios, the loss split and kernel inflation are
+	// against the same workload alone, never a mean over workloads.
+	struct Solo {
+		std::vector<double> qps;
+		GpuBreakdown gpu; // mean of the available breakdowns
+		uint32_t n_gpu = 0;
+	};
+	std::map<std::string, Solo> solo;
 	for (auto& r : runs) {
 		r.m = metrics_of(r.launch, bin_ns);
-		if (r.procs == 1 && r.m.status == "ok" && r.tenant_mix.empty()) {
-			if (!r.launch.workers.empty())
-				solo[r.launch.workers[0].workload].push_back(r.m.qps);
+		if (r.procs == 1 && r.m.status == "ok" && r.tenant_mix.empty() && !r.launch.workers.empty()) {
+			Solo& s = solo[r.launch.workers[0].workload];
+			s.qps.push_back(r.m.qps);
 			if (r.m.gpu.available) {
-				mean1.available = true;
-				mean1.busy_fraction += r.m.gpu.busy_fraction;
-				mean1.concurrency += r.m.gpu.concurrency;
-				mean1.mean_kernel_us += r.m.gpu.mean_kernel_us;
-				++n1;
+				s.gpu.available = true;
+				s.gpu.any_resident_fraction += r.m.gpu.any_resident_fraction;
+				s.gpu.concurrency += r.m.gpu.concurrency;
+				s.gpu.mean_kernel_us += r.m.gpu.mean_kernel_us;
+				++s.n_gpu;
 			}
 		}
 	}
-	if (n1) {
-		mean1.busy_fraction /= n1;
-		mean1.concurrency /= n1;
-		mean1.mean_kernel_us /= n1;
-		base_gpu = &mean1;
-	}
+	for (auto& [name, s] : solo)
+		if (s.n_gpu) {
+			s.gpu.any_resident_fraction /= s.n_gpu;
+			s.gpu.concurrency /= s.n_gpu;
+			s.gpu.mean_kernel_us /= s.n_gpu;
+		}
 	for (auto& r : runs) {
-		// Relative to the 1-process runs of the same workload (with --mix the
-		// solo runs are of several workloads).
-		if (r.m.status == "ok" && r.tenant_mix.empty() && !r.launch.workers.empty() &&
-		    solo.count(r.launch.workers[0].workload))
-			r.m.ratio = ratio(r.m.qps, spread(solo[r.launch.workers[0].workload]).mean);
-		r.m.loss = loss_split(base_gpu ? *base_gpu : GpuBreakdown{}, r.m.gpu);
+		if (r.launch.workers.empty())
+			continue;
+		const std::string& first = r.launch.workers[0].workload;
+		if (r.m.status == "ok" && r.tenant_mix.empty() && solo.count(first))
+			r.m.ratio = ratio(r.m.qps, spread(solo[first].qps).mean);
+		// The loss split compares whole runs of one workload; a mix has
+		// no single 1-process run to compare with (its tenants have
+		// per-process inflation instead).
+		r.m.loss = loss_split(r.tenant_mix.empty() && solo.count(first) ? solo[first].gpu : GpuBreakdown{}, r.m.gpu);
+		std::vector<double> solo_kernel;
+		for (const auto& w : r.launch.workers)
+			solo_kernel.push_back(solo.count(w.workload) && solo[w.workload].n_gpu ? solo[w.workload].gpu.mean_kernel_us
+												: NAN);
+		set_kernel_inflation(r.m.gpu, solo_kernel);
 		for (auto& t : r.m.tenants) {
-			t.solo_qps = solo.count(t.workload) ? spread(solo[t.workload]).mean : NAN;
+			t.solo_qps = solo.count(t.workload) ? spread(solo[t.workload].qps).mean : NAN;
 			t.ratio = ratio(t.qps_per_proc, t.solo_qps);
+			double sum = 0;
+			uint64_t n = 0;
+			for (size_t i = 0; i < r.launch.workers.size() && i < r.m.gpu.procs.size(); ++i) {
+				const auto& p = r.m.gpu.procs[i];
+				if (r.launch.workers[i].workload == t.workload && std::isfinite(p.kernel_inflation)) {
+					sum += p.kernel_inflation * double(p.kernels);
+					n += p.kernels;
+				}
+			}
+			t.kernel_inflation = n ? sum / double(n) : NAN;
 		}
 	}
 }
@@ -312,6 +359,9 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		win.set("bin_ms", double(r.m.win.bin_ns) / 1e6);
 		win.set("expected_per_worker_bin", r.m.win.expected_per_bin);
 		win.set("judged", r.m.win.judged);
+		win.set("bin_auto", r.m.win.auto_bin);
+		win.set("unrecorded_queries", r.m.win.unrecorded);
+		win.set("aggregate_is_lower_bound", r.m.win.unrecorded > 0);
 		win.set("total_series", uint_array(r.m.win.total_bins));
 		win.set("stalled_bins", uint_array(r.m.win.stalled_bins));
 		win.set("any_starved", r.m.win.any_starved());
@@ -334,6 +384,7 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 			tj.set("latency_us", latency_json(t.lat));
 			tj.set("solo_qps", num_or_null(t.solo_qps));
 			tj.set("ratio_per_proc_to_solo", num_or_null(t.ratio));
+			tj.set("kernel_inflation", num_or_null(t.kernel_inflation));
 			tenants.push(std::move(tj));
 		}
 		j.set("tenants", std::move(tenants));
@@ -358,13 +409,16 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		return spread(q).mean;
 	}() : NAN;
 	for (const auto& [procs, rs] : by_procs) {
-		std::vector<double> qps, busy, conc, kern, gap, sub, slow, idle_sh, cont_sh, model;
+		std::vector<double> qps, busy, conc, kern, gap, sub, slow, idle_sh, cont_sh, model, infl, s2s, notres;
 		uint32_t starved = 0;
 		for (const Run* r : rs) {
 			qps.push_back(r->m.qps);
 			starved += r->m.win.any_starved();
 			if (r->m.gpu.available) {
-				busy.push_back(r->m.gpu.busy_fraction);
+				busy.push_back(r->m.gpu.any_resident_fraction);
+				infl.push_back(r->m.gpu.kernel_inflation);
+				s2s.push_back(r->m.gpu.submit_to_start_us);
+				notres.push_back(r->m.gpu.not_resident_fraction);
 				conc.push_back(r->m.gpu.concurrency);
 				kern.push_back(r->m.gpu.mean_kernel_us);
 				gap.push_back(r->m.gpu.mean_gap_us);
@@ -386,7 +440,10 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		j.set("spread_pct", num_or_null(s.spread_pct));
 		j.set("scaling_ratio", num_or_null(ratio(s.mean, base)));
 		j.set("runs_with_starved_worker", starved);
-		j.set("busy_fraction", mean(busy));
+		j.set("any_kernel_resident_fraction", mean(busy));
+		j.set("kernel_inflation", mean(infl));
+		j.set("submit_to_start_us", mean(s2s));
+		j.set("not_resident_fraction", mean(notres));
 		j.set("concurrency", mean(conc));
 		j.set("mean_kernel_us", mean(kern));
 		j.set("kernel_slowdown", mean(slow));
@@ -403,18 +460,26 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 
 void print_table(std::FILE* out, const std::vector<Run>& runs)
 {
-	std::fprintf(out, "%5s %3s %-11s %12s %7s %6s %9s %10s %10s %6s %6s %7s %7s\n", "procs", "rep", "status",
-		     "agg_qps", "ratio", "jain", "skew_us", "p50_us", "p99_us", "busy", "conc", "slow", "starve");
+	std::fprintf(out, "%5s %3s %-11s %12s %7s %6s %9s %10s %10s %6s %6s %7s %6s %8s %6s %7s\n", "procs", "rep",
+		     "status", "agg_qps", "ratio", "jain", "skew_us", "p50_us", "p99_us", "anyres", "conc", "slow", "infl",
+		     "s2s_us", "notres", "starve");
 	for (const auto& r : runs) {
-		std::fprintf(out, "%5u %3u %-11s %12.1f %7.3f %6.3f %9.1f %10.1f %10.1f %6.3f %6.2f %7.3f %7s\n",
+		std::fprintf(out, "%5u %3u %-11s %12.1f %7.3f %6.3f %9.1f %10.1f %10.1f %6.3f %6.2f %7.3f %6.3f %8.1f %6.3f %7s\n",
 			     r.procs, r.repeat, r.m.status.c_str(), r.m.qps, r.m.ratio, r.m.jain, r.m.skew_us,
-			     r.m.lat.p50_us, r.m.lat.p99_us, r.m.gpu.available ? r.m.gpu.busy_fraction : NAN,
+			     r.m.lat.p50_us, r.m.lat.p99_us, r.m.gpu.available ? r.m.gpu.any_resident_fraction : NAN,
 			     r.m.gpu.available ? r.m.gpu.concurrency : NAN, r.m.loss.slowdown,
-			     r.m.win.any_starved() ? "yes" : "no");
+			     r.m.gpu.available ? r.m.gpu.kernel_inflation : NAN,
+			     r.m.gpu.available ? r.m.gpu.submit_to_start_us : NAN,
+			     r.m.gpu.available ? r.m.gpu.not_resident_fraction : NAN,
+			     !r.m.win.judged ? "n/j" : r.m.win.any_starved() ? "yes" : "no");
+		if (r.m.win.unrecorded)
+			std::fprintf(out, "      %llu queries ran but were not recorded (--latency-samples): agg_qps is a lower bound\n",
+				     (unsigned long long)r.m.win.unrecorded);
 		for (const auto& t : r.m.tenants)
-			std::fprintf(out, "      tenant %-10s procs=%u qps=%.1f per_proc=%.1f ratio_to_solo=%.3f p50=%.1f "
-					  "p99=%.1f us\n",
-				     t.workload.c_str(), t.procs, t.qps, t.qps_per_proc, t.ratio, t.lat.p50_us, t.lat.p99_us);
+			std::fprintf(out, "      tenant %-10s procs=%u qps=%.1f per_proc=%.1f ratio_to_solo=%.3f "
+					  "kernel_inflation=%.3f p50=%.1f p99=%.1f us\n",
+				     t.workload.c_str(), t.procs, t.qps, t.qps_per_proc, t.ratio, t.kernel_inflation,
+				     t.lat.p50_us, t.lat.p99_us);
 		if (!r.m.reason.empty())
 			std::fprintf(out, "      %s\n", r.m.reason.c_str());
 	}
@@ -424,14 +489,14 @@ void write_csv(const std::string& path, const std::vector<Run>& runs)
 {
 	std::ofstream f(path);
 	f << "procs,repeat,status,aggregate_qps,scaling_ratio,jain_index,start_skew_us,p50_us,p99_us,"
-	     "oversubscribed_lines,busy_fraction,concurrency,mean_kernel_us,kernel_slowdown,mean_gap_us,"
+	     "oversubscribed_lines,any_kernel_resident_fraction,concurrency,mean_kernel_us,kernel_slowdown,mean_gap_us,"
 	     "mean_submit_us,starved\n";
 	for (const auto& r : runs) {
 		const json::Value* lines = r.kfd.find("oversubscribed_lines");
 		f << r.procs << ',' << r.repeat << ',' << r.m.status << ',' << r.m.qps << ',' << r.m.ratio << ','
 		  << r.m.jain << ',' << r.m.skew_us << ',' << r.m.lat.p50_us << ',' << r.m.lat.p99_us << ','
 		  << (lines && lines->is_array() ? std::to_string(lines->array().size()) : "") << ','
-		  << (r.m.gpu.available ? r.m.gpu.busy_fraction : NAN) << ','
+		  << (r.m.gpu.available ? r.m.gpu.any_resident_fraction : NAN) << ','
 		  << (r.m.gpu.available ? r.m.gpu.concurrency : NAN) << ',' << r.m.gpu.mean_kernel_us << ','
 		  << r.m.loss.slowdown << ',' << r.m.gpu.mean_gap_us << ',' << r.m.gpu.mean_submit_us << ','
 		  << (r.m.win.any_starved() ? 1 : 0) << '\n';
@@ -457,14 +522,14 @@ std::string write_plot(const std::string& dir, const std::string& title, const s
 	const Run* last = by_procs.rbegin()->second.back();
 	{
 		std::ofstream dat(dir + "/qps.dat");
-		dat << "# procs mean_qps min_qps max_qps busy_fraction concurrency kernel_slowdown\n";
+		dat << "# procs mean_qps min_qps max_qps any_kernel_resident_fraction concurrency kernel_slowdown\n";
 		for (const auto& [procs, rs] : by_procs) {
 			std::vector<double> qps;
 			for (const Run* r : rs)
 				qps.push_back(r->m.qps);
 			const Spread s = spread(qps);
 			dat << procs << ' ' << s.mean << ' ' << s.min << ' ' << s.max << ' '
-			    << mean_of(rs, [](const Run& r) { return r.m.gpu.busy_fraction; }) << ' '
+			    << mean_of(rs, [](const Run& r) { return r.m.gpu.any_resident_fraction; }) << ' '
 			    << mean_of(rs, [](const Run& r) { return r.m.gpu.concurrency; }) << ' '
 			    << mean_of(rs, [](const Run& r) { return r.m.loss.slowdown; }) << '\n';
 		}
@@ -487,7 +552,7 @@ std::string write_plot(const std::string& dir, const std::string& title, const s
 			gp << "set output 'breakdown.png'\n"
 			   << "set title 'where the throughput goes (GPU-stamped kernels)'\n"
 			   << "set ylabel 'fraction / factor'\nset yrange [0:*]\n"
-			   << "plot 'qps.dat' using 1:5 with linespoints title 'device busy fraction', "
+			   << "plot 'qps.dat' using 1:5 with linespoints title 'some kernel resident (fraction)', "
 			   << "'' using 1:6 with linespoints title 'kernel concurrency', "
 			   << "'' using 1:7 with linespoints title 'kernel time vs 1 process'\n";
 		std::ofstream sd(dir + "/series.dat");

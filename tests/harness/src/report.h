@@ -32,6 +32,7 @@ struct TenantMetrics {
 	Latency lat{};
 	double solo_qps = 0; // ok 1-process runs of this workload alone (--mix runs them first)
 	double ratio = 0;    // qps_per_proc / solo_qps
+	double kernel_inflation = 0; // kernel-weighted mean over its processes, against solo (NaN: unknown)
 };
 
 struct RunMetrics {

@@ -43,3 +43,41 @@ Spread spread(const std::vector<double>& x)
 }
 
 } // namespace kfdmp
+
+namespace kfdmp {
+
+ScalingJudgement judge_scaling(const std::vector<double>& base, const std::vector<double>& at_n, double collapse_floor,
+			       double target)
+{
+	ScalingJudgement j;
+	std::vector<double> r;
+	for (size_t i = 0; i < base.size() && i < at_n.size(); ++i)
+		r.push_back(ratio(at_n[i], base[i]));
+	const double nan = std::nan("");
+	auto mean_sd = [](const std::vector<double>& v, double& m, double& sd) {
+		m = 0;
+		for (double x : v)
+			m += x;
+		m /= double(v.size());
+		double ss = 0;
+		for (double x : v)
+			ss += (x - m) * (x - m);
+		sd = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : std::nan("");
+	};
+	if (r.empty()) {
+		j.ratio = j.noise = j.baseline_rsd_pct = nan;
+		j.meets_target = target <= 0;
+		return j;
+	}
+	double sd = 0, bm = 0, bsd = 0;
+	mean_sd(r, j.ratio, sd);
+	j.noise = sd / std::sqrt(double(r.size()));
+	mean_sd(base, bm, bsd);
+	j.baseline_rsd_pct = bsd / bm * 100;
+	j.above_floor = j.ratio >= collapse_floor;
+	if (target > 0)
+		j.meets_target = j.ratio >= target - 2 * (std::isfinite(j.noise) ? j.noise : 0);
+	return j;
+}
+
+} // namespace kfdmp

@@ -23,3 +23,26 @@ struct Spread {
 Spread spread(const std::vector<double>& x); // NaNs for an empty input
 
 } // namespace kfdmp
+
+namespace kfdmp {
+
+// The scaling suite's decision for one N (tests/test_scaling.cpp), from R
+// interleaved rounds: base[r] the 1-process QPS and at_n[r] the N-process
+// QPS of round r. The per-round ratios at_n[r] / base[r] give the ratio and
+// its noise (standard error over the rounds; the rounds pair N with the 1
+// run next to it, so drift cancels).
+//  - collapse floor: ratio >= collapse_floor ("N processes did not
+//    collapse"), the regression guard that passes on the field's curve;
+//  - target (when > 0): ratio >= target - 2 * noise ("N processes keep
+//    target of one process, beyond noise"): 0.9 fails on the field's
+//    0.74/0.51/0.79 unless the noise is as large as the loss.
+struct ScalingJudgement {
+	double ratio = 0;          // mean of the per-round ratios
+	double noise = 0;          // their standard error (NaN with one round)
+	double baseline_rsd_pct = 0; // relative standard deviation of base
+	bool above_floor = false, meets_target = true;
+};
+ScalingJudgement judge_scaling(const std::vector<double>& base, const std::vector<double>& at_n, double collapse_floor,
+			       double target);
+
+} // namespace kfdmp

@@ -18,6 +18,7 @@ struct WorkloadParams {
 	uint64_t bytes;      // copy: bytes per direction
 	uint32_t cus;        // restrict the stream to the first N CUs (HIP only)
 	uint32_t split_index, split_count; // --cu-split: CU range index of split_count
+	uint32_t split_xccs; // --cu-split-xcc: XCCs to balance over (0: contiguous range)
 	uint32_t hsa_queues; // hsa: AQL queues per process
 	uint32_t streams;    // streams per process; each runs its own kernel chain
 	uint32_t graph;      // 1: replay the query as a captured graph
@@ -33,6 +34,8 @@ struct KernelStamp {
 	uint64_t start_ns, end_ns;
 	uint32_t bin;
 	uint32_t kernel; // index in its query
+	uint32_t query = 0; // index of its query among the worker's stamped queries
+	uint32_t reserved = 0;
 };
 
 class Workload {

@@ -82,6 +82,10 @@ TEST(Options, ParsesTheIssue12Options)
 	EXPECT_EQ(o.params.gemm_k, 128u);
 	EXPECT_DOUBLE_EQ(o.params.rate, 1500.5);
 	EXPECT_DOUBLE_EQ(o.bin_ms, 50);
+	EXPECT_DOUBLE_EQ(parse(Program::launcher, {"--bin", "auto"}).bin_ms, 0); // auto
+	const Options x = parse(Program::launcher, {"--cu-split-xcc", "4"});
+	EXPECT_TRUE(x.cu_split);
+	EXPECT_EQ(x.params.split_xccs, 4u);
 	EXPECT_EQ(o.stamp_every, 0u);
 	EXPECT_TRUE(o.cu_split);
 }
@@ -109,5 +113,8 @@ TEST(Options, RejectsBadIssue12Values)
 	EXPECT_NE(fails({"--rate", "-1"}).find("rate > 0"), std::string::npos);
 	EXPECT_NE(fails({"--bin", "0.5"}).find("at least 1 ms"), std::string::npos);
 	EXPECT_NE(fails({"--cu-split", "--cus", "4"}).find("exclude"), std::string::npos);
+	EXPECT_NE(fails({"--cu-split-xcc", "0"}).find("--cu-split-xcc"), std::string::npos);
+	EXPECT_NE(fails({"--cu-split-xcc", "4", "--cus", "4"}).find("exclude"), std::string::npos);
 	EXPECT_NE(fails({"--streams", "0"}).find(">= 1"), std::string::npos);
 }
+

@@ -55,3 +55,27 @@ TEST(Spread, ReportsRangeRelativeToMean)
 	EXPECT_DOUBLE_EQ(s.spread_pct, 4);
 	EXPECT_TRUE(std::isnan(spread({}).mean));
 }
+
+// The box's curve (KFD-NOTES.md section 5: 115.5 QPS alone, 85.0 / 58.5 /
+// 91.1 at N = 2 / 4 / 8) with 3 rounds of +-3% noise: above the 0.5 collapse
+// floor, and below a 0.9 target at every N beyond the noise.
+TEST(JudgeScaling, TheFieldCurveFailsTheTargetAndPassesTheFloor)
+{
+	const std::vector<double> base = {115.5 * 1.03, 115.5, 115.5 * 0.97};
+	for (double at : {85.0, 58.5, 91.1}) {
+		const std::vector<double> n = {at * 0.98, at * 1.03, at};
+		const ScalingJudgement j = judge_scaling(base, n, 0.5, 0.9);
+		EXPECT_TRUE(j.above_floor) << at;
+		EXPECT_FALSE(j.meets_target) << at << ": ratio " << j.ratio << " +- " << j.noise;
+		EXPECT_LT(j.noise, 0.05);
+		EXPECT_NEAR(j.baseline_rsd_pct, 3.0, 0.1);
+	}
+	// A curve at 0.88 whose rounds spread as much as the shortfall passes:
+	// the target is not failed on noise.
+	const ScalingJudgement noisy = judge_scaling({100, 100, 100}, {80, 88, 96}, 0.5, 0.9);
+	EXPECT_NEAR(noisy.ratio, 0.88, 1e-9);
+	EXPECT_TRUE(noisy.meets_target);
+	// No target: only the floor.
+	EXPECT_TRUE(judge_scaling({100, 100}, {40, 40}, 0.5, 0).meets_target);
+	EXPECT_FALSE(judge_scaling({100, 100}, {40, 40}, 0.5, 0).above_floor);
+}
