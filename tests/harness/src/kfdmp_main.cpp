@@ -107,6 +107,46 @@ LaunchSpec launch_spec(const Options& o, uint32_t procs, const std::string& work
 	return s;
 }
 
+// Tenant mode: in an arm run worker 0 is the critical tenant (open loop at
+// --rate), the others the best-effort tenants of --mix (closed loop,
+// saturating); the best-effort-alone run is those without worker 0. In the
+// priority arm the critical stream gets the device's highest priority and
+// the others its lowest.
+std::vector<WorkloadParams> tenant_params(const Options& o, const WorkloadParams& base, const std::string& role,
+					  const std::string& arm, const std::string& workload)
+{
+	auto make = [&](const std::string& name, bool critical) {
+		WorkloadParams p = base;
+		std::snprintf(p.name, sizeof p.name, "%s", name.c_str());
+		p.rate = critical ? o.params.rate : 0;
+		p.priority = arm != "priority" ? 0 : critical ? 1 : -1;
+		return p;
+	};
+	(void)workload;
+	if (role == "critical_alone")
+		return {make(o.critical, true)};
+	std::vector<WorkloadParams> v;
+	if (role == "arm")
+		v.push_back(make(o.critical, true));
+	for (const auto& [name, n] : o.tenants)
+		for (uint32_t k = 0; k < n; ++k)
+			v.push_back(make(name, false));
+	return v;
+}
+
+// Why the sched arm cannot run here ("" when it can).
+std::string sched_arm_unavailable(const Options& o)
+{
+	(void)o;
+	const std::string backend = KFDMP_BACKEND;
+	if (backend != "hip")
+		return "the tenant-control interface is amdkfd's (ioctl 0x70 on /dev/kfd); this is a " + backend +
+		       " build";
+	if (access("/dev/kfd", R_OK | W_OK) != 0)
+		return std::string("/dev/kfd: ") + std::strerror(errno);
+	return "launching kfdmp-sched from the harness is not implemented yet (issue 18 item 5 open)";
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -137,9 +177,22 @@ int main(int argc, char** argv)
 	struct Step {
 		uint32_t procs;
 		std::string workload, mix;
+		std::string role = "", arm = ""; // tenant mode
 	};
 	std::vector<Step> round;
-	if (!o.tenants.empty()) {
+	const bool tenant_mode = !o.critical.empty();
+	if (tenant_mode) {
+		// Alone first: the critical tenant, then each best-effort workload.
+		// Alone first: the critical tenant, then the best-effort tenants
+		// together without it (what the critical tenant costs them).
+		uint32_t be = 0;
+		for (const auto& t : o.tenants)
+			be += t.second;
+		round.push_back({1, o.critical, "", "critical_alone"});
+		round.push_back({be, o.tenants.front().first, "", "best_effort_alone"});
+		for (const std::string& arm : o.arms)
+			round.push_back({be + 1, o.critical, "", "arm", arm});
+	} else if (!o.tenants.empty()) {
 		uint32_t total = 0;
 		for (const auto& [name, n] : o.tenants) {
 			total += n;
@@ -153,18 +206,35 @@ int main(int argc, char** argv)
 	}
 
 	std::vector<Run> runs;
+	std::vector<std::pair<uint32_t, TenantArmInput>> skipped;
+	const std::string sched_unavailable = tenant_mode ? sched_arm_unavailable(o) : "";
 	bool stop = false;
 	for (uint32_t rep = 0; rep < o.repeat && !stop; ++rep) {
 		for (size_t i = 0; i < round.size() && !stop; ++i) {
 			const Step& step = round[i];
+			if (step.arm == "sched" && !sched_unavailable.empty()) {
+				TenantArmInput in;
+				in.arm = step.arm;
+				in.status = "skipped";
+				in.reason = sched_unavailable;
+				skipped.emplace_back(rep, in);
+				std::fprintf(stderr, "kfdmp: arm sched repeat=%u skipped: %s\n", rep, sched_unavailable.c_str());
+				continue;
+			}
 			Run r;
 			r.procs = step.procs;
 			r.repeat = rep;
 			r.tenant_mix = step.mix;
-			const std::string tag = (step.mix.empty() ? "" : "mix-") + std::string(o.tenants.empty() ? "" : step.workload + "-") +
-						"N" + std::to_string(step.procs) + "-r" + std::to_string(rep);
+			r.tenant_role = step.role;
+			r.tenant_arm = step.arm;
+			const std::string tag = !step.role.empty()
+				? "tenant-" + (step.arm.empty() ? step.role : step.arm) + "-r" + std::to_string(rep)
+				: (step.mix.empty() ? "" : "mix-") + std::string(o.tenants.empty() ? "" : step.workload + "-") +
+					"N" + std::to_string(step.procs) + "-r" + std::to_string(rep);
 			KfdObserver kfd(o.kfd, o.out_dir, tag);
 			LaunchSpec spec = launch_spec(o, step.procs, step.workload);
+			if (!step.role.empty())
+				spec.worker_params = tenant_params(o, spec.config.params, step.role, step.arm, step.workload);
 			if (!step.mix.empty()) {
 				spec.worker_params.clear();
 				uint32_t idx = 0;
@@ -185,8 +255,11 @@ int main(int argc, char** argv)
 			runs.push_back(std::move(r));
 			compute_metrics(runs, bin_ns);
 			const RunMetrics& m = runs.back().m;
-			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n",
-				     step.mix.empty() ? step.workload.c_str() : step.mix.c_str(), step.procs, rep,
+			const std::string what = !step.arm.empty() ? "arm " + step.arm
+						 : step.role == "critical_alone" ? step.role + " " + step.workload
+						 : !step.role.empty() ? step.role + " " + o.mix
+						 : step.mix.empty() ? step.workload : step.mix;
+			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n", what.c_str(), step.procs, rep,
 				     m.status.c_str(), m.qps, m.reason.empty() ? "" : " ", m.reason.c_str());
 			// Nothing later can succeed without a device, or after Ctrl-C.
 			stop = m.status == "unavailable" || m.status == "interrupted";
@@ -195,14 +268,21 @@ int main(int argc, char** argv)
 
 	compute_metrics(runs, bin_ns);
 	print_table(stdout, runs);
+	std::vector<TenantReport> tenants;
+	if (tenant_mode) {
+		tenants = tenant_reports(runs, skipped, o.arms);
+		print_tenant_table(stdout, o, tenants);
+	}
 	const std::string json_path = o.out_dir + "/results.json";
 	std::FILE* f = std::fopen(json_path.c_str(), "w");
 	if (!f) {
 		std::fprintf(stderr, "kfdmp: cannot write %s: %s\n", json_path.c_str(), std::strerror(errno));
 		return exit_failed;
 	}
-	const json::Value doc = to_json(o, KFDMP_BACKEND, started_at, gpu_topology(o.kfd),
+	json::Value doc = to_json(o, KFDMP_BACKEND, started_at, gpu_topology(o.kfd),
 					capture_environment(EnvPaths::for_kfd(o.kfd)), runs);
+	if (tenant_mode)
+		doc.set("tenant", tenant_json(o, tenants));
 	std::fprintf(f, "%s\n", json::dump(doc).c_str());
 	std::fclose(f);
 	write_csv(o.out_dir + "/results.csv", runs);
