@@ -319,7 +319,7 @@ TEST(LauncherBinary, TenantModeJudgesEachArmAgainstAlone)
 	EXPECT_EQ(arms[0].at("suspend_target").string(), "unavailable: no suspends in the none arm");
 	EXPECT_EQ(arms[1].at("arm").string(), "sched");
 	EXPECT_EQ(arms[1].at("status").string(), "skipped");
-	EXPECT_NE(arms[1].at("reason").string().find("this is a none build"), std::string::npos);
+	EXPECT_FALSE(arms[1].at("reason").string().empty()); // the build, /dev/kfd or the driver says why
 	EXPECT_TRUE(arms[1].at("suspend_to_unmapped").at("unavailable").is_string());
 	EXPECT_EQ(arms[2].at("arm").string(), "priority");
 	EXPECT_EQ(arms[2].at("best_effort").array().size(), 1u);
