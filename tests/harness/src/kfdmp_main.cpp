@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -134,18 +135,104 @@ std::vector<WorkloadParams> tenant_params(const Options& o, const WorkloadParams
 	return v;
 }
 
-// Why the sched arm cannot run here ("" when it can).
+std::string sched_bin(const Options& o)
+{
+	if (!o.sched_bin.empty())
+		return o.sched_bin;
+	const std::string in_sub = self_dir() + "/sched/kfdmp-sched";
+	return access(in_sub.c_str(), X_OK) == 0 ? in_sub : self_dir() + "/kfdmp-sched";
+}
+
+// Why the sched arm cannot run here ("" when it can). The daemon itself
+// says whether the loaded driver has the interface (its probe).
 std::string sched_arm_unavailable(const Options& o)
 {
-	(void)o;
 	const std::string backend = KFDMP_BACKEND;
-	if (backend != "hip")
-		return "the tenant-control interface is amdkfd's (ioctl 0x70 on /dev/kfd); this is a " + backend +
-		       " build";
-	if (access("/dev/kfd", R_OK | W_OK) != 0)
-		return std::string("/dev/kfd: ") + std::strerror(errno);
-	return "launching kfdmp-sched from the harness is not implemented yet (issue 18 item 5 open)";
+	if (o.sched_backend == "kfd") {
+		if (backend != "hip")
+			return "the tenant-control interface is amdkfd's (ioctl 0x70 on /dev/kfd); this is a " +
+			       backend + " build";
+		if (access("/dev/kfd", R_OK | W_OK) != 0)
+			return std::string("/dev/kfd: ") + std::strerror(errno);
+	}
+	if (access(sched_bin(o).c_str(), X_OK) != 0)
+		return sched_bin(o) + ": " + std::strerror(errno) + " (build kfdmp-sched, or --sched-bin)";
+	return "";
 }
+
+// kfdmp-sched for one sched-arm run: started with the workers' pids once
+// they are ready, stopped with SIGTERM after the window.
+struct SchedDaemon {
+	std::string bin, backend, socket, log;
+	pid_t pid = 0;
+	int status = -1; // exit status after stop(); -1: not started or killed
+
+	std::string start(const std::vector<pid_t>& pids)
+	{
+		std::string be;
+		for (size_t i = 1; i < pids.size(); ++i)
+			be += (be.empty() ? "" : ",") + std::to_string(pids[i]);
+		std::vector<std::string> args = {bin, "--backend", backend, "--best-effort", be, "--critical",
+						 std::to_string(pids[0]), "--socket", socket, "--log", log};
+		unlink(socket.c_str());
+		pid = fork();
+		if (pid < 0)
+			return std::string("fork kfdmp-sched: ") + std::strerror(errno);
+		if (pid == 0) {
+			std::vector<char*> argv;
+			for (auto& a : args)
+				argv.push_back(a.data());
+			argv.push_back(nullptr);
+			execv(argv[0], argv.data());
+			std::fprintf(stderr, "kfdmp: cannot execute %s: %s\n", argv[0], std::strerror(errno));
+			_exit(127);
+		}
+		// Ready when its socket exists (it binds it after the backend's probe).
+		for (int i = 0; i < 5000; ++i) {
+			struct stat st;
+			if (stat(socket.c_str(), &st) == 0)
+				return "";
+			int ws = 0;
+			if (waitpid(pid, &ws, WNOHANG) == pid) {
+				pid = 0;
+				status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+				return "kfdmp-sched exited with status " + std::to_string(status) +
+				       " before its socket appeared: " + last_error();
+			}
+			usleep(1000);
+		}
+		return "kfdmp-sched did not create " + socket + " within 5 s";
+	}
+
+	// The daemon's last "error" line, if any.
+	std::string last_error() const
+	{
+		std::FILE* f = std::fopen(log.c_str(), "r");
+		std::string err = "see " + log;
+		if (!f)
+			return err;
+		char line[4096];
+		while (std::fgets(line, sizeof line, f))
+			if (std::strstr(line, "\"event\":\"error\""))
+				err = line;
+		std::fclose(f);
+		while (!err.empty() && err.back() == '\n')
+			err.pop_back();
+		return err;
+	}
+
+	void stop()
+	{
+		if (pid <= 0)
+			return;
+		kill(pid, SIGTERM);
+		int ws = 0;
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+		}
+		status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+		pid = 0;
+	}
+};
 
 } // namespace
 
@@ -250,7 +337,24 @@ int main(int argc, char** argv)
 					}
 			}
 			spec.mid_window = [&kfd](const std::vector<pid_t>& pids) { kfd.during_window(pids); };
+			SchedDaemon daemon;
+			if (step.arm == "sched") {
+				daemon.bin = sched_bin(o);
+				daemon.backend = o.sched_backend;
+				daemon.socket = o.out_dir + "/sched-r" + std::to_string(rep) + ".sock";
+				daemon.log = o.out_dir + "/sched-r" + std::to_string(rep) + ".jsonl";
+				if (daemon.socket.size() >= sizeof spec.worker_params[0].notify_socket) {
+					std::fprintf(stderr, "kfdmp: %s: path too long for a unix socket\n", daemon.socket.c_str());
+					return exit_failed;
+				}
+				std::snprintf(spec.worker_params[0].notify_socket, sizeof spec.worker_params[0].notify_socket,
+					      "%s", daemon.socket.c_str());
+				spec.before_release = [&daemon](const std::vector<pid_t>& pids) { return daemon.start(pids); };
+				r.sched_log = daemon.log;
+			}
 			r.launch = launch(spec);
+			daemon.stop();
+			r.sched_status = daemon.status;
 			r.kfd = kfd.finish();
 			runs.push_back(std::move(r));
 			compute_metrics(runs, bin_ns);

@@ -155,6 +155,14 @@ const std::vector<Spec>& specs()
 			 if (o.arms.empty())
 				 throw UsageError(opt + ": empty");
 		 }},
+		{"--sched-bin", "PATH", "tenant mode: kfdmp-sched (default: sched/kfdmp-sched or kfdmp-sched next to kfdmp)",
+		 false, [](Options& o, auto&, auto& v) { o.sched_bin = v; }},
+		{"--sched-backend", "kfd|fake", "tenant mode: kfdmp-sched's backend (default kfd; fake: in memory, for tests)",
+		 false, [](Options& o, auto& opt, auto& v) {
+			 if (v != "kfd" && v != "fake")
+				 throw UsageError(opt + ": expected kfd or fake, got \"" + v + "\"");
+			 o.sched_backend = v;
+		 }},
 		{"--bin", "MS|auto", "time-series bin in milliseconds (default auto: >= 100, long enough for 4 queries per process)",
 		 false,
 		 [](Options& o, auto& opt, auto& v) {

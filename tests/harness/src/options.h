@@ -38,6 +38,8 @@ struct Options {
 	// tenant's workload (one process at --rate), --mix the best-effort ones.
 	std::string critical;
 	std::vector<std::string> arms = {"none", "sched", "priority"};
+	std::string sched_bin;             // empty: sched/kfdmp-sched or kfdmp-sched next to kfdmp
+	std::string sched_backend = "kfd"; // kfd | fake (the fake one is for tests)
 	// --mix parsed: (workload, processes)
 	std::vector<std::pair<std::string, uint32_t>> tenants;
 };

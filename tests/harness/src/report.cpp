@@ -608,6 +608,40 @@ std::vector<std::pair<std::string, double>> mean_qps_per_workload(const Run& r, 
 	return sum;
 }
 
+// kfdmp-sched's log: suspend/resume decisions and their latency_us, and
+// the shutdown line's left_suspended (-1: no shutdown line).
+int64_t read_sched_log(const std::string& path, TenantArmInput& in)
+{
+	std::ifstream f(path);
+	int64_t left = -1;
+	for (std::string line; std::getline(f, line);) {
+		json::Value v;
+		try {
+			v = json::parse(line);
+		} catch (const std::exception&) {
+			continue;
+		}
+		const json::Value* ev = v.find("event");
+		if (!ev || !ev->is_string())
+			continue;
+		const std::string& e = ev->string();
+		if (e == "shutdown") {
+			const json::Value* l = v.find("left_suspended");
+			left = l && l->is_number() ? int64_t(l->number()) : -1;
+		}
+		if (e != "suspend" && e != "resume")
+			continue;
+		const json::Value* res = v.find("result");
+		if (!res || !res->is_string() || res->string() != "ok")
+			continue;
+		++(e == "suspend" ? in.suspends : in.resumes);
+		const json::Value* lat = v.find("latency_us");
+		if (lat && lat->is_number())
+			in.decision_ns.push_back(uint64_t(lat->number() * 1000));
+	}
+	return left;
+}
+
 } // namespace
 
 std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
@@ -646,7 +680,23 @@ std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 				found = true;
 				in.status = r.m.status == "ok" ? "ok" : "failed";
 				in.reason = r.m.reason;
-				if (r.m.status != "ok")
+				if (!r.launch.error.empty() && r.launch.error.find("not supported") != std::string::npos)
+					in.status = "skipped"; // the daemon's probe: the driver lacks the interface
+				if (arm == "sched" && in.status == "ok") {
+					in.sched_log = r.sched_log;
+					const int64_t left = read_sched_log(r.sched_log, in);
+					if (r.sched_status != 0) {
+						in.status = "failed";
+						in.reason = "kfdmp-sched exited with status " + std::to_string(r.sched_status) +
+							    " (" + r.sched_log + ")";
+					} else if (left != 0) {
+						in.status = "failed";
+						in.reason = left < 0 ? "kfdmp-sched wrote no shutdown line (" + r.sched_log + ")"
+								     : "kfdmp-sched left " + std::to_string(left) +
+									       " tenants suspended";
+					}
+				}
+				if (in.status != "ok")
 					continue;
 				in.critical_ns = r.launch.workers[0].latencies_ns;
 				in.critical_qps = r.m.workers.empty() ? NAN : r.m.workers[0].qps;
@@ -728,6 +778,14 @@ json::Value tenant_json(const Options& o, const std::vector<TenantReport>& repor
 		}
 		a.set("best_effort", be);
 		a.set("best_effort_kept_min", r.be_kept_min);
+		if (r.arm == "sched" && r.status == "ok") {
+			json::Value sd;
+			sd.set("log", r.sched_log);
+			sd.set("suspends", r.suspends);
+			sd.set("resumes", r.resumes);
+			sd.set("decision_latency", percentiles_json(r.decision));
+			a.set("sched", sd);
+		}
 		a.set("suspend_to_unmapped", transition_json(r.suspend));
 		a.set("resume_to_running", transition_json(r.resume));
 		a.set("latency_target", r.latency_target);
@@ -755,6 +813,11 @@ void print_tenant_table(std::FILE* out, const Options& o, const std::vector<Tena
 		std::fprintf(out, "%-8s %3u %8.1f %9.0f %9.0f %9.0f %9.0f %7.2f %8.2f  latency %s; suspend %s\n",
 			     r.arm.c_str(), rep.repeat, r.critical_qps, r.alone.p99_us, r.critical.p50_us, r.critical.p99_us, r.critical.p999_us,
 			     r.p99_ratio, r.be_kept_min, r.latency_target.c_str(), r.suspend_target.c_str());
+		if (r.arm == "sched")
+			std::fprintf(out, "         kfdmp-sched: %llu suspends, %llu resumes, decision latency p50 %.0f us, "
+					  "p99 %.0f us (%s)\n",
+				     (unsigned long long)r.suspends, (unsigned long long)r.resumes, r.decision.p50_us,
+				     r.decision.p99_us, r.sched_log.c_str());
 	}
 }
 

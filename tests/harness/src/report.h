@@ -61,6 +61,8 @@ struct Run {
 	// Tenant mode: critical_alone | best_effort_alone | arm ("" otherwise),
 	// and the arm (none | sched | priority) of an arm run.
 	std::string tenant_role, tenant_arm;
+	std::string sched_log; // the sched arm: kfdmp-sched's decision log
+	int sched_status = -1; // and its exit status (-1: not started, or killed)
 	LaunchResult launch;
 	json::Value kfd;
 	RunMetrics m{};

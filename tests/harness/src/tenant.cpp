@@ -66,6 +66,10 @@ TenantArmResult judge_tenant_arm(const TenantAlone& alone, const TenantArmInput&
 		r.be_kept_min = std::isnan(k.kept) || std::isnan(r.be_kept_min) ? NAN : std::min(r.be_kept_min, k.kept);
 	}
 	if (in.arm == "sched") {
+		r.suspends = in.suspends;
+		r.resumes = in.resumes;
+		r.decision = percentiles_of(in.decision_ns);
+		r.sched_log = in.sched_log;
 		r.suspend = transition_of(in.suspend_ns, in.transition_reason);
 		r.resume = transition_of(in.resume_ns, in.transition_reason);
 	} else {

@@ -50,6 +50,10 @@ struct TenantArmInput {
 	std::vector<std::pair<std::string, double>> be_qps; // (workload, mean QPS per process)
 	std::vector<uint64_t> suspend_ns, resume_ns;
 	std::string transition_reason; // why there are no transition samples
+	// The sched arm: kfdmp-sched's decisions (its log).
+	uint64_t suspends = 0, resumes = 0;
+	std::vector<uint64_t> decision_ns; // each suspend/resume decision's latency_us, in ns
+	std::string sched_log;
 };
 
 struct BestEffortKept {
@@ -65,6 +69,9 @@ struct TenantArmResult {
 	std::vector<BestEffortKept> best_effort;
 	double be_kept_min = 0;   // NaN when any is missing
 	Transition suspend, resume;
+	uint64_t suspends = 0, resumes = 0;
+	Percentiles decision{};
+	std::string sched_log;
 	// "pass", "fail: why" or "unavailable: why"
 	std::string latency_target; // p99 ratio and best-effort kept together
 	std::string suspend_target;

@@ -326,6 +326,36 @@ TEST(LauncherBinary, TenantModeJudgesEachArmAgainstAlone)
 	std::filesystem::remove_all(out);
 }
 
+// The sched arm end to end with kfdmp-sched's fake backend: the daemon gets
+// the workers' pids, the critical worker's busy/idle reach it, SIGTERM after
+// the window leaves nothing suspended, and the arm reports its decisions.
+TEST(LauncherBinary, TenantModeSchedArmDrivesKfdmpSched)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --critical sleep --rate 50 --mix slow:2 --iters 2000 --duration 0.6 --warmup 0.05"
+				" --arms sched --sched-backend fake --sched-bin " + KFDMP_SCHED_BIN + " --out " + out +
+				" > " + out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	const auto& arms = doc.at("tenant").at("arms").array();
+	ASSERT_EQ(arms.size(), 1u);
+	ASSERT_EQ(arms[0].at("status").string(), "ok") << *read_text(out + "/stdout.txt");
+	const json::Value& sd = arms[0].at("sched");
+	EXPECT_GE(sd.at("suspends").number(), 1);
+	EXPECT_GE(sd.at("resumes").number(), 1);
+	EXPECT_TRUE(sd.at("decision_latency").at("p50_us").is_number());
+	const std::string log = *read_text(sd.at("log").string());
+	const auto& runs = doc.at("runs").array();
+	const auto& w = runs.back().at("workers").array();
+	// The daemon was told the worker pids: critical worker 0, best-effort 1 and 2.
+	EXPECT_NE(log.find("\"critical\":[" + std::to_string(int64_t(w[0].at("pid").number())) + "]"),
+		  std::string::npos) << log;
+	EXPECT_NE(log.find("\"left_suspended\":0"), std::string::npos) << log;
+	EXPECT_TRUE(arms[0].at("suspend_to_unmapped").at("unavailable").is_string());
+	std::filesystem::remove_all(out);
+}
+
 // --cu-split gives worker i of N the range index i of N; --rate paces
 // arrivals (open loop) and measures latency from the arrival.
 TEST(LauncherBinary, CuSplitAndOpenLoopReachTheWorkers)
