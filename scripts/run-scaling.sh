@@ -40,8 +40,9 @@ build() {
 	fi
 	echo "run-scaling: no cmake; building the CUDA binaries with nvcc and g++ (no tests)"
 	local src=$here/tests/harness/src cuda=${CUDA_HOME:-/usr/local/cuda}
-	local core=("$src"/{analysis,barrier,env_capture,json,kfd_dump,kfd_probe,launcher,options,report,shared_region,stats,worker}.cpp)
-	local cxx=(g++ -std=c++17 -O2 -I"$src" -DKFDMP_DEFAULT_TRACE_SCRIPT="\"$here/scripts/trace.sh\"")
+	local core=("$src"/{analysis,barrier,env_capture,json,kfd_dump,kfd_probe,launcher,options,report,shared_region,stats,tenant,worker}.cpp
+		"$src"/../sched/src/signal_socket.cpp)
+	local cxx=(g++ -std=c++17 -O2 -I"$src" -I"$src/../sched/src" -DKFDMP_DEFAULT_TRACE_SCRIPT="\"$here/scripts/trace.sh\"")
 	local blas=() blas_lib=()
 	if [ -e "$cuda/include/cublas_v2.h" ]; then
 		blas=(-DKFDMP_HAVE_BLAS=1)

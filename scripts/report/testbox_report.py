@@ -249,8 +249,8 @@ def read_workload(run_dir, cdir, wl):
     except json.JSONDecodeError as e:
         out["status"] = f"unreadable: {e}"
         return out
-    if doc.get("tool") != "kfdmp" or doc.get("schema_version") not in (1, 2):  # 2: the harness since issue 12
-        out["status"] = "unreadable: not a kfdmp schema_version 1 or 2 document"
+    if doc.get("tool") != "kfdmp" or doc.get("schema_version") not in (1, 2, 3):  # 2: the harness since issue 12; 3: + "tenant" (issue 18)
+        out["status"] = "unreadable: not a kfdmp schema_version 1, 2 or 3 document"
         return out
     out["results_json"] = os.path.relpath(res_path, run_dir)
     out["harness"] = {"backend": doc.get("backend"), "host": doc.get("host"), "started_at": doc.get("started_at"),

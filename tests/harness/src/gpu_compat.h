@@ -23,6 +23,8 @@
 #define hipStream_t cudaStream_t
 #define hipStreamCreateWithFlags cudaStreamCreateWithFlags
 #define hipStreamNonBlocking cudaStreamNonBlocking
+#define hipStreamCreateWithPriority cudaStreamCreateWithPriority
+#define hipDeviceGetStreamPriorityRange cudaDeviceGetStreamPriorityRange
 #define hipStreamDestroy cudaStreamDestroy
 #define hipStreamSynchronize cudaStreamSynchronize
 #define hipMalloc cudaMalloc

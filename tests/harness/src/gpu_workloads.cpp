@@ -185,8 +185,22 @@ public:
 		cu_count_ = n;
 		cu_xccs_ = p.split_count ? p.split_xccs : 0;
 #endif
+		int prio_least = 0, prio_greatest = 0;
+		if (p.priority) {
+			if (n)
+				throw Unavailable("stream priority with a CU mask: the runtime creates a masked stream "
+						  "without a priority");
+			check(hipDeviceGetStreamPriorityRange(&prio_least, &prio_greatest), "stream priority range");
+		}
 		for (uint32_t s = 0; s < std::max(streams, 1u); ++s) {
 			hipStream_t st = nullptr;
+			if (p.priority) {
+				check(hipStreamCreateWithPriority(&st, hipStreamNonBlocking,
+								  p.priority > 0 ? prio_greatest : prio_least),
+				      "create stream with priority");
+				streams_.push_back(st);
+				continue;
+			}
 #if KFDMP_HAVE_CU_MASK
 			if (n) {
 				std::vector<uint32_t> mask = split_mask;

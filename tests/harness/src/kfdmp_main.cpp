@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -107,6 +108,132 @@ LaunchSpec launch_spec(const Options& o, uint32_t procs, const std::string& work
 	return s;
 }
 
+// Tenant mode: in an arm run worker 0 is the critical tenant (open loop at
+// --rate), the others the best-effort tenants of --mix (closed loop,
+// saturating); the best-effort-alone run is those without worker 0. In the
+// priority arm the critical stream gets the device's highest priority and
+// the others its lowest.
+std::vector<WorkloadParams> tenant_params(const Options& o, const WorkloadParams& base, const std::string& role,
+					  const std::string& arm, const std::string& workload)
+{
+	auto make = [&](const std::string& name, bool critical) {
+		WorkloadParams p = base;
+		std::snprintf(p.name, sizeof p.name, "%s", name.c_str());
+		p.rate = critical ? o.params.rate : 0;
+		p.priority = arm != "priority" ? 0 : critical ? 1 : -1;
+		return p;
+	};
+	(void)workload;
+	if (role == "critical_alone")
+		return {make(o.critical, true)};
+	std::vector<WorkloadParams> v;
+	if (role == "arm")
+		v.push_back(make(o.critical, true));
+	for (const auto& [name, n] : o.tenants)
+		for (uint32_t k = 0; k < n; ++k)
+			v.push_back(make(name, false));
+	return v;
+}
+
+std::string sched_bin(const Options& o)
+{
+	if (!o.sched_bin.empty())
+		return o.sched_bin;
+	const std::string in_sub = self_dir() + "/sched/kfdmp-sched";
+	return access(in_sub.c_str(), X_OK) == 0 ? in_sub : self_dir() + "/kfdmp-sched";
+}
+
+// Why the sched arm cannot run here ("" when it can). The daemon itself
+// says whether the loaded driver has the interface (its probe).
+std::string sched_arm_unavailable(const Options& o)
+{
+	const std::string backend = KFDMP_BACKEND;
+	if (o.sched_backend == "kfd") {
+		if (backend != "hip")
+			return "the tenant-control interface is amdkfd's (ioctl 0x70 on /dev/kfd); this is a " +
+			       backend + " build";
+		if (access("/dev/kfd", R_OK | W_OK) != 0)
+			return std::string("/dev/kfd: ") + std::strerror(errno);
+	}
+	if (access(sched_bin(o).c_str(), X_OK) != 0)
+		return sched_bin(o) + ": " + std::strerror(errno) + " (build kfdmp-sched, or --sched-bin)";
+	return "";
+}
+
+// kfdmp-sched for one sched-arm run: started with the workers' pids once
+// they are ready, stopped with SIGTERM after the window.
+struct SchedDaemon {
+	std::string bin, backend, socket, log;
+	pid_t pid = 0;
+	int status = -1; // exit status after stop(); -1: not started or killed
+
+	std::string start(const std::vector<pid_t>& pids)
+	{
+		std::string be;
+		for (size_t i = 1; i < pids.size(); ++i)
+			be += (be.empty() ? "" : ",") + std::to_string(pids[i]);
+		std::vector<std::string> args = {bin, "--backend", backend, "--best-effort", be, "--critical",
+						 std::to_string(pids[0]), "--socket", socket, "--log", log};
+		unlink(socket.c_str());
+		pid = fork();
+		if (pid < 0)
+			return std::string("fork kfdmp-sched: ") + std::strerror(errno);
+		if (pid == 0) {
+			std::vector<char*> argv;
+			for (auto& a : args)
+				argv.push_back(a.data());
+			argv.push_back(nullptr);
+			execv(argv[0], argv.data());
+			std::fprintf(stderr, "kfdmp: cannot execute %s: %s\n", argv[0], std::strerror(errno));
+			_exit(127);
+		}
+		// Ready when its socket exists (it binds it after the backend's probe).
+		for (int i = 0; i < 5000; ++i) {
+			struct stat st;
+			if (stat(socket.c_str(), &st) == 0)
+				return "";
+			int ws = 0;
+			if (waitpid(pid, &ws, WNOHANG) == pid) {
+				pid = 0;
+				status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+				return "kfdmp-sched exited with status " + std::to_string(status) +
+				       " before its socket appeared: " + last_error();
+			}
+			usleep(1000);
+		}
+		return "kfdmp-sched did not create " + socket + " within 5 s";
+	}
+
+	// The daemon's last "error" line, if any.
+	std::string last_error() const
+	{
+		std::FILE* f = std::fopen(log.c_str(), "r");
+		std::string err = "see " + log;
+		if (!f)
+			return err;
+		char line[4096];
+		while (std::fgets(line, sizeof line, f))
+			if (std::strstr(line, "\"event\":\"error\""))
+				err = line;
+		std::fclose(f);
+		while (!err.empty() && err.back() == '\n')
+			err.pop_back();
+		return err;
+	}
+
+	void stop()
+	{
+		if (pid <= 0)
+			return;
+		kill(pid, SIGTERM);
+		int ws = 0;
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+		}
+		status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+		pid = 0;
+	}
+};
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -137,9 +264,22 @@ int main(int argc, char** argv)
 	struct Step {
 		uint32_t procs;
 		std::string workload, mix;
+		std::string role = "", arm = ""; // tenant mode
 	};
 	std::vector<Step> round;
-	if (!o.tenants.empty()) {
+	const bool tenant_mode = !o.critical.empty();
+	if (tenant_mode) {
+		// Alone first: the critical tenant, then each best-effort workload.
+		// Alone first: the critical tenant, then the best-effort tenants
+		// together without it (what the critical tenant costs them).
+		uint32_t be = 0;
+		for (const auto& t : o.tenants)
+			be += t.second;
+		round.push_back({1, o.critical, "", "critical_alone"});
+		round.push_back({be, o.tenants.front().first, "", "best_effort_alone"});
+		for (const std::string& arm : o.arms)
+			round.push_back({be + 1, o.critical, "", "arm", arm});
+	} else if (!o.tenants.empty()) {
 		uint32_t total = 0;
 		for (const auto& [name, n] : o.tenants) {
 			total += n;
@@ -153,18 +293,35 @@ int main(int argc, char** argv)
 	}
 
 	std::vector<Run> runs;
+	std::vector<std::pair<uint32_t, TenantArmInput>> skipped;
+	const std::string sched_unavailable = tenant_mode ? sched_arm_unavailable(o) : "";
 	bool stop = false;
 	for (uint32_t rep = 0; rep < o.repeat && !stop; ++rep) {
 		for (size_t i = 0; i < round.size() && !stop; ++i) {
 			const Step& step = round[i];
+			if (step.arm == "sched" && !sched_unavailable.empty()) {
+				TenantArmInput in;
+				in.arm = step.arm;
+				in.status = "skipped";
+				in.reason = sched_unavailable;
+				skipped.emplace_back(rep, in);
+				std::fprintf(stderr, "kfdmp: arm sched repeat=%u skipped: %s\n", rep, sched_unavailable.c_str());
+				continue;
+			}
 			Run r;
 			r.procs = step.procs;
 			r.repeat = rep;
 			r.tenant_mix = step.mix;
-			const std::string tag = (step.mix.empty() ? "" : "mix-") + std::string(o.tenants.empty() ? "" : step.workload + "-") +
-						"N" + std::to_string(step.procs) + "-r" + std::to_string(rep);
+			r.tenant_role = step.role;
+			r.tenant_arm = step.arm;
+			const std::string tag = !step.role.empty()
+				? "tenant-" + (step.arm.empty() ? step.role : step.arm) + "-r" + std::to_string(rep)
+				: (step.mix.empty() ? "" : "mix-") + std::string(o.tenants.empty() ? "" : step.workload + "-") +
+					"N" + std::to_string(step.procs) + "-r" + std::to_string(rep);
 			KfdObserver kfd(o.kfd, o.out_dir, tag);
 			LaunchSpec spec = launch_spec(o, step.procs, step.workload);
+			if (!step.role.empty())
+				spec.worker_params = tenant_params(o, spec.config.params, step.role, step.arm, step.workload);
 			if (!step.mix.empty()) {
 				spec.worker_params.clear();
 				uint32_t idx = 0;
@@ -180,13 +337,33 @@ int main(int argc, char** argv)
 					}
 			}
 			spec.mid_window = [&kfd](const std::vector<pid_t>& pids) { kfd.during_window(pids); };
+			SchedDaemon daemon;
+			if (step.arm == "sched") {
+				daemon.bin = sched_bin(o);
+				daemon.backend = o.sched_backend;
+				daemon.socket = o.out_dir + "/sched-r" + std::to_string(rep) + ".sock";
+				daemon.log = o.out_dir + "/sched-r" + std::to_string(rep) + ".jsonl";
+				if (daemon.socket.size() >= sizeof spec.worker_params[0].notify_socket) {
+					std::fprintf(stderr, "kfdmp: %s: path too long for a unix socket\n", daemon.socket.c_str());
+					return exit_failed;
+				}
+				std::snprintf(spec.worker_params[0].notify_socket, sizeof spec.worker_params[0].notify_socket,
+					      "%s", daemon.socket.c_str());
+				spec.before_release = [&daemon](const std::vector<pid_t>& pids) { return daemon.start(pids); };
+				r.sched_log = daemon.log;
+			}
 			r.launch = launch(spec);
+			daemon.stop();
+			r.sched_status = daemon.status;
 			r.kfd = kfd.finish();
 			runs.push_back(std::move(r));
 			compute_metrics(runs, bin_ns);
 			const RunMetrics& m = runs.back().m;
-			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n",
-				     step.mix.empty() ? step.workload.c_str() : step.mix.c_str(), step.procs, rep,
+			const std::string what = !step.arm.empty() ? "arm " + step.arm
+						 : step.role == "critical_alone" ? step.role + " " + step.workload
+						 : !step.role.empty() ? step.role + " " + o.mix
+						 : step.mix.empty() ? step.workload : step.mix;
+			std::fprintf(stderr, "kfdmp: %s procs=%u repeat=%u %s qps=%.1f%s%s\n", what.c_str(), step.procs, rep,
 				     m.status.c_str(), m.qps, m.reason.empty() ? "" : " ", m.reason.c_str());
 			// Nothing later can succeed without a device, or after Ctrl-C.
 			stop = m.status == "unavailable" || m.status == "interrupted";
@@ -195,14 +372,21 @@ int main(int argc, char** argv)
 
 	compute_metrics(runs, bin_ns);
 	print_table(stdout, runs);
+	std::vector<TenantReport> tenants;
+	if (tenant_mode) {
+		tenants = tenant_reports(runs, skipped, o.arms);
+		print_tenant_table(stdout, o, tenants);
+	}
 	const std::string json_path = o.out_dir + "/results.json";
 	std::FILE* f = std::fopen(json_path.c_str(), "w");
 	if (!f) {
 		std::fprintf(stderr, "kfdmp: cannot write %s: %s\n", json_path.c_str(), std::strerror(errno));
 		return exit_failed;
 	}
-	const json::Value doc = to_json(o, KFDMP_BACKEND, started_at, gpu_topology(o.kfd),
+	json::Value doc = to_json(o, KFDMP_BACKEND, started_at, gpu_topology(o.kfd),
 					capture_environment(EnvPaths::for_kfd(o.kfd)), runs);
+	if (tenant_mode)
+		doc.set("tenant", tenant_json(o, tenants));
 	std::fprintf(f, "%s\n", json::dump(doc).c_str());
 	std::fclose(f);
 	write_csv(o.out_dir + "/results.csv", runs);

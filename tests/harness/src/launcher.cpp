@@ -199,6 +199,13 @@ LaunchResult launch(const LaunchSpec& spec)
 		}
 	}
 
+	if (result.error.empty() && spec.before_release) {
+		std::vector<pid_t> pids;
+		for (const auto& c : children)
+			pids.push_back(c.pid);
+		result.error = spec.before_release(pids);
+	}
+
 	// Phase 2: the launcher arrives last and so releases everyone at once.
 	if (result.error.empty() && barrier.arrive_and_wait(ready_deadline) == ShmBarrier::Result::released) {
 		result.release_ns = barrier.release_ns();

@@ -29,6 +29,9 @@ struct LaunchSpec {
 	std::vector<WorkloadParams> worker_params;
 	// Called once, halfway through the measurement window.
 	std::function<void(const std::vector<pid_t>&)> mid_window;
+	// Called once every worker is ready, before the release; a non-empty
+	// return is the reason the run fails (the workers are not started).
+	std::function<std::string(const std::vector<pid_t>&)> before_release;
 };
 
 struct WorkerOutcome {

@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -139,6 +140,29 @@ const std::vector<Spec>& specs()
 			 if (o.tenants.empty())
 				 throw UsageError(opt + ": empty");
 		 }},
+		{"--critical", "WORKLOAD", "tenant mode: one latency-critical process of WORKLOAD, open loop at --rate, "
+					   "beside the saturating best-effort tenants of --mix", false,
+		 [](Options& o, auto&, auto& v) { o.critical = v; }},
+		{"--arms", "LIST", "tenant mode: arms to run, of none,sched,priority (default all three)", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 o.arms.clear();
+			 for (const auto& a : split(v)) {
+				 if (a != "none" && a != "sched" && a != "priority")
+					 throw UsageError(opt + ": unknown arm \"" + a + "\" (none, sched, priority)");
+				 if (std::find(o.arms.begin(), o.arms.end(), a) == o.arms.end())
+					 o.arms.push_back(a);
+			 }
+			 if (o.arms.empty())
+				 throw UsageError(opt + ": empty");
+		 }},
+		{"--sched-bin", "PATH", "tenant mode: kfdmp-sched (default: sched/kfdmp-sched or kfdmp-sched next to kfdmp)",
+		 false, [](Options& o, auto&, auto& v) { o.sched_bin = v; }},
+		{"--sched-backend", "kfd|fake", "tenant mode: kfdmp-sched's backend (default kfd; fake: in memory, for tests)",
+		 false, [](Options& o, auto& opt, auto& v) {
+			 if (v != "kfd" && v != "fake")
+				 throw UsageError(opt + ": expected kfd or fake, got \"" + v + "\"");
+			 o.sched_backend = v;
+		 }},
 		{"--bin", "MS|auto", "time-series bin in milliseconds (default auto: >= 100, long enough for 4 queries per process)",
 		 false,
 		 [](Options& o, auto& opt, auto& v) {
@@ -238,6 +262,15 @@ Options parse_options(Program prog, int argc, char** argv, bool& help_requested)
 	std::snprintf(o.params.name, sizeof o.params.name, "%s", o.workload.c_str());
 	if (o.duration_s <= 0)
 		throw UsageError("--duration must be > 0");
+	if (!o.critical.empty()) {
+		if (o.critical.size() >= sizeof o.params.name || o.critical == "hsa" ||
+		    (o.worker_bin.empty() && !is_known_workload(o.critical)))
+			throw UsageError("--critical: workload \"" + o.critical + "\" cannot be the critical tenant");
+		if (o.tenants.empty())
+			throw UsageError("--critical needs the best-effort tenants (--mix)");
+		if (o.params.rate <= 0)
+			throw UsageError("--critical needs the critical tenant's arrival rate (--rate)");
+	}
 	if (o.cu_split && o.params.cus)
 		throw UsageError("--cu-split and --cus exclude each other");
 

@@ -34,6 +34,12 @@ struct Options {
 	bool cu_split = false;      // disjoint CU ranges, one per process
 	double bin_ms = 0;          // time-series bin (0: auto, see auto_min_bin_ns)
 	uint32_t stamp_every = 10;  // GPU-stamp every k-th bin (0: never)
+	// Tenant mode (issue 18): --critical names the open-loop critical
+	// tenant's workload (one process at --rate), --mix the best-effort ones.
+	std::string critical;
+	std::vector<std::string> arms = {"none", "sched", "priority"};
+	std::string sched_bin;             // empty: sched/kfdmp-sched or kfdmp-sched next to kfdmp
+	std::string sched_backend = "kfd"; // kfd | fake (the fake one is for tests)
 	// --mix parsed: (workload, processes)
 	std::vector<std::pair<std::string, uint32_t>> tenants;
 };

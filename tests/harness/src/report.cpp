@@ -346,6 +346,11 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		j.set("procs", r.procs);
 		j.set("repeat", r.repeat);
 		j.set("mix", r.tenant_mix);
+		if (!r.tenant_role.empty()) {
+			j.set("tenant_role", r.tenant_role);
+			if (!r.tenant_arm.empty())
+				j.set("tenant_arm", r.tenant_arm);
+		}
 		j.set("status", r.m.status);
 		j.set("reason", r.m.reason);
 		j.set("aggregate_qps", r.m.qps);
@@ -576,6 +581,244 @@ std::string write_plot(const std::string& dir, const std::string& title, const s
 		return "plot: skipped, gnuplot not found (data and script are in qps.dat, series.dat and qps.gp)";
 	const std::string cmd = "cd '" + dir + "' && gnuplot qps.gp";
 	return std::system(cmd.c_str()) == 0 ? "plot: " + dir + "/{qps,series}.png" + (std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.m.gpu.available; }) ? " and breakdown.png" : "") : "plot: gnuplot failed";
+}
+
+namespace {
+
+// (workload, mean QPS per process) over workers first.. of a run, in the
+// order the workloads first appear.
+std::vector<std::pair<std::string, double>> mean_qps_per_workload(const Run& r, size_t first)
+{
+	std::vector<std::pair<std::string, double>> sum;
+	std::vector<uint32_t> n;
+	for (size_t i = first; i < r.launch.workers.size() && i < r.m.workers.size(); ++i) {
+		const std::string& w = r.launch.workers[i].workload;
+		size_t k = 0;
+		while (k < sum.size() && sum[k].first != w)
+			++k;
+		if (k == sum.size()) {
+			sum.emplace_back(w, 0.0);
+			n.push_back(0);
+		}
+		sum[k].second += r.m.workers[i].qps;
+		++n[k];
+	}
+	for (size_t k = 0; k < sum.size(); ++k)
+		sum[k].second /= n[k];
+	return sum;
+}
+
+// kfdmp-sched's log: suspend/resume decisions and their latency_us, and
+// the shutdown line's left_suspended (-1: no shutdown line).
+int64_t read_sched_log(const std::string& path, TenantArmInput& in)
+{
+	std::ifstream f(path);
+	int64_t left = -1;
+	for (std::string line; std::getline(f, line);) {
+		json::Value v;
+		try {
+			v = json::parse(line);
+		} catch (const std::exception&) {
+			continue;
+		}
+		const json::Value* ev = v.find("event");
+		if (!ev || !ev->is_string())
+			continue;
+		const std::string& e = ev->string();
+		if (e == "shutdown") {
+			const json::Value* l = v.find("left_suspended");
+			left = l && l->is_number() ? int64_t(l->number()) : -1;
+		}
+		if (e != "suspend" && e != "resume")
+			continue;
+		const json::Value* res = v.find("result");
+		if (!res || !res->is_string() || res->string() != "ok")
+			continue;
+		++(e == "suspend" ? in.suspends : in.resumes);
+		const json::Value* lat = v.find("latency_us");
+		if (lat && lat->is_number())
+			in.decision_ns.push_back(uint64_t(lat->number() * 1000));
+	}
+	return left;
+}
+
+} // namespace
+
+std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
+					 const std::vector<std::pair<uint32_t, TenantArmInput>>& skipped,
+					 const std::vector<std::string>& arms)
+{
+	std::vector<TenantReport> out;
+	uint32_t repeats = 0;
+	for (const Run& r : runs)
+		if (!r.tenant_role.empty())
+			repeats = std::max(repeats, r.repeat + 1);
+	for (const auto& [rep, in] : skipped)
+		repeats = std::max(repeats, rep + 1);
+	for (uint32_t rep = 0; rep < repeats; ++rep) {
+		TenantAlone alone;
+		for (const Run& r : runs) {
+			if (r.repeat != rep || r.m.status != "ok" || r.launch.workers.empty())
+				continue;
+			if (r.tenant_role == "critical_alone")
+				alone.critical_ns = r.launch.workers[0].latencies_ns;
+			else if (r.tenant_role == "best_effort_alone")
+				alone.be_qps = mean_qps_per_workload(r, 0);
+		}
+		for (const std::string& arm : arms) {
+			TenantArmInput in;
+			in.arm = arm;
+			bool found = false;
+			for (const auto& [srep, s] : skipped)
+				if (srep == rep && s.arm == arm) {
+					in = s;
+					found = true;
+				}
+			for (const Run& r : runs) {
+				if (found || r.repeat != rep || r.tenant_role != "arm" || r.tenant_arm != arm)
+					continue;
+				found = true;
+				in.status = r.m.status == "ok" ? "ok" : "failed";
+				in.reason = r.m.reason;
+				if (!r.launch.error.empty() && r.launch.error.find("not supported") != std::string::npos)
+					in.status = "skipped"; // the daemon's probe: the driver lacks the interface
+				if (arm == "sched" && in.status == "ok") {
+					in.sched_log = r.sched_log;
+					const int64_t left = read_sched_log(r.sched_log, in);
+					if (r.sched_status != 0) {
+						in.status = "failed";
+						in.reason = "kfdmp-sched exited with status " + std::to_string(r.sched_status) +
+							    " (" + r.sched_log + ")";
+					} else if (left != 0) {
+						in.status = "failed";
+						in.reason = left < 0 ? "kfdmp-sched wrote no shutdown line (" + r.sched_log + ")"
+								     : "kfdmp-sched left " + std::to_string(left) +
+									       " tenants suspended";
+					}
+				}
+				if (in.status != "ok")
+					continue;
+				in.critical_ns = r.launch.workers[0].latencies_ns;
+				in.critical_qps = r.m.workers.empty() ? NAN : r.m.workers[0].qps;
+				in.be_qps = mean_qps_per_workload(r, 1);
+				if (arm == "sched")
+					in.transition_reason = "the kfd trace has no tenant-control events "
+							       "(the series defines no kfd_tenant_ctl trace event yet)";
+			}
+			if (!found) {
+				in.status = "failed";
+				in.reason = "not run (an earlier run stopped the invocation)";
+			}
+			out.push_back({rep, judge_tenant_arm(alone, in)});
+		}
+	}
+	return out;
+}
+
+namespace {
+
+json::Value percentiles_json(const Percentiles& p)
+{
+	json::Value v;
+	v.set("p50_us", p.p50_us);
+	v.set("p99_us", p.p99_us);
+	v.set("p999_us", p.p999_us);
+	v.set("samples", p.samples);
+	return v;
+}
+
+json::Value transition_json(const Transition& t)
+{
+	json::Value v;
+	if (!t.available) {
+		v.set("unavailable", t.reason);
+		return v;
+	}
+	v.set("p50_us", t.p50_us);
+	v.set("p99_us", t.p99_us);
+	v.set("samples", t.samples);
+	return v;
+}
+
+} // namespace
+
+json::Value tenant_json(const Options& o, const std::vector<TenantReport>& reports)
+{
+	const TenantTargets t;
+	json::Value doc;
+	doc.set("critical", o.critical);
+	doc.set("rate_per_s", o.params.rate);
+	doc.set("best_effort", o.mix);
+	json::Value targets;
+	targets.set("critical_p99_ratio_max", t.p99_ratio_max);
+	targets.set("best_effort_kept_min", t.be_kept_min);
+	targets.set("suspend_p99_max_us", t.suspend_p99_max_us);
+	doc.set("targets", targets);
+	json::Value arms = json::Value::Array{};
+	for (const TenantReport& rep : reports) {
+		const TenantArmResult& r = rep.r;
+		json::Value a;
+		a.set("arm", r.arm);
+		a.set("repeat", rep.repeat);
+		a.set("status", r.status);
+		if (!r.reason.empty())
+			a.set("reason", r.reason);
+		a.set("critical_alone", percentiles_json(r.alone));
+		a.set("critical", percentiles_json(r.critical));
+		a.set("critical_p99_ratio", r.p99_ratio);
+		a.set("critical_qps", r.critical_qps);
+		json::Value be = json::Value::Array{};
+		for (const BestEffortKept& k : r.best_effort) {
+			json::Value b;
+			b.set("workload", k.workload);
+			b.set("qps", k.qps);
+			b.set("alone_qps", k.alone_qps);
+			b.set("kept", k.kept);
+			be.push(b);
+		}
+		a.set("best_effort", be);
+		a.set("best_effort_kept_min", r.be_kept_min);
+		if (r.arm == "sched" && r.status == "ok") {
+			json::Value sd;
+			sd.set("log", r.sched_log);
+			sd.set("suspends", r.suspends);
+			sd.set("resumes", r.resumes);
+			sd.set("decision_latency", percentiles_json(r.decision));
+			a.set("sched", sd);
+		}
+		a.set("suspend_to_unmapped", transition_json(r.suspend));
+		a.set("resume_to_running", transition_json(r.resume));
+		a.set("latency_target", r.latency_target);
+		a.set("suspend_target", r.suspend_target);
+		arms.push(a);
+	}
+	doc.set("arms", arms);
+	return doc;
+}
+
+void print_tenant_table(std::FILE* out, const Options& o, const std::vector<TenantReport>& reports)
+{
+	std::fprintf(out, "\ntenant mode: critical %s at %.1f/s beside %s (targets: p99 <= %.1fx alone, "
+			  "best-effort kept >= %.1f, suspend p99 < %.0f us)\n",
+		     o.critical.c_str(), o.params.rate, o.mix.c_str(), TenantTargets{}.p99_ratio_max,
+		     TenantTargets{}.be_kept_min, TenantTargets{}.suspend_p99_max_us);
+	std::fprintf(out, "%-8s %3s %8s %9s %9s %9s %9s %7s %8s  %s\n", "arm", "rep", "crit_qps", "alone_p99", "p50_us",
+		     "p99_us", "p999_us", "p99/alo", "be_kept", "targets");
+	for (const TenantReport& rep : reports) {
+		const TenantArmResult& r = rep.r;
+		if (r.status != "ok") {
+			std::fprintf(out, "%-8s %3u %s: %s\n", r.arm.c_str(), rep.repeat, r.status.c_str(), r.reason.c_str());
+			continue;
+		}
+		std::fprintf(out, "%-8s %3u %8.1f %9.0f %9.0f %9.0f %9.0f %7.2f %8.2f  latency %s; suspend %s\n",
+			     r.arm.c_str(), rep.repeat, r.critical_qps, r.alone.p99_us, r.critical.p50_us, r.critical.p99_us, r.critical.p999_us,
+			     r.p99_ratio, r.be_kept_min, r.latency_target.c_str(), r.suspend_target.c_str());
+		if (r.arm == "sched")
+			std::fprintf(out, "         kfdmp-sched: %llu suspends, %llu resumes, decision latency p50 %.0f us, "
+					  "p99 %.0f us (%s)\n",
+				     (unsigned long long)r.suspends, (unsigned long long)r.resumes, r.decision.p50_us,
+				     r.decision.p99_us, r.sched_log.c_str());
+	}
 }
 
 } // namespace kfdmp

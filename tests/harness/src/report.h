@@ -5,6 +5,7 @@
 #include "json.h"
 #include "launcher.h"
 #include "options.h"
+#include "tenant.h"
 
 #include <cstdio>
 #include <string>
@@ -12,7 +13,7 @@
 
 namespace kfdmp {
 
-constexpr int schema_version = 2;
+constexpr int schema_version = 3; // 3: the "tenant" section (issue 18)
 
 struct Latency {
 	double p50_us, p99_us, p999_us, max_us;
@@ -57,6 +58,11 @@ struct Run {
 	uint32_t procs = 0;
 	uint32_t repeat = 0;
 	std::string tenant_mix; // --mix spec of this run; "" otherwise
+	// Tenant mode: critical_alone | best_effort_alone | arm ("" otherwise),
+	// and the arm (none | sched | priority) of an arm run.
+	std::string tenant_role, tenant_arm;
+	std::string sched_log; // the sched arm: kfdmp-sched's decision log
+	int sched_status = -1; // and its exit status (-1: not started, or killed)
 	LaunchResult launch;
 	json::Value kfd;
 	RunMetrics m{};
@@ -74,5 +80,18 @@ void write_csv(const std::string& path, const std::vector<Run>& runs);
 // Writes qps.dat and qps.gp into dir and runs gnuplot when it is on PATH;
 // returns a line saying what happened.
 std::string write_plot(const std::string& dir, const std::string& title, const std::vector<Run>& runs);
+
+// Tenant mode: one result per arm and repeat (tenant.h), with its repeat.
+struct TenantReport {
+	uint32_t repeat = 0;
+	TenantArmResult r;
+};
+// The arm runs judged against the alone runs of the same repeat; skipped
+// arms come in `skipped` (arm, status and reason set).
+std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
+					 const std::vector<std::pair<uint32_t, TenantArmInput>>& skipped,
+					 const std::vector<std::string>& arms);
+json::Value tenant_json(const Options& o, const std::vector<TenantReport>& reports);
+void print_tenant_table(std::FILE* out, const Options& o, const std::vector<TenantReport>& reports);
 
 } // namespace kfdmp

@@ -2,6 +2,7 @@
 
 #include "clock.h"
 #include "shared_region.h"
+#include "signal_socket.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <random>
 #include <string_view>
 #include <ctime>
@@ -52,6 +54,12 @@ void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint
 	std::exponential_distribution<double> gap(p.rate > 0 ? p.rate : 1.0);
 	uint64_t queries = 0, samples = 0, dropped = 0, next_arrival = now_ns();
 	int64_t stamped_bin = -1;
+	// Tenant mode's sched arm: tell kfdmp-sched when outstanding critical
+	// work goes 0 -> 1 (busy) and 1 -> 0 (idle).
+	std::unique_ptr<sched::CriticalNotifier> notifier;
+	if (p.rate > 0 && p.notify_socket[0])
+		notifier = std::make_unique<sched::CriticalNotifier>(p.notify_socket);
+	bool busy = false;
 	slot.first_query_ns = now_ns();
 	for (;;) {
 		uint64_t t0 = now_ns();
@@ -75,8 +83,12 @@ void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint
 			stamped_bin = stamp ? bin : -1;
 			w.stamp_queries(stamped_bin);
 		}
+		if (notifier && !busy)
+			busy = notifier->busy() == 0;
 		w.query();
 		const uint64_t t1 = now_ns();
+		if (notifier && busy && next_arrival > t1)
+			busy = notifier->idle() != 0;
 		if (t1 < measure_from)
 			continue;
 		if (start >= measure_from) {
@@ -90,6 +102,8 @@ void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint
 		else
 			++dropped;
 	}
+	if (notifier && busy)
+		notifier->idle();
 	if (stamped_bin >= 0)
 		w.stamp_queries(-1);
 	slot.queries = queries;

@@ -25,7 +25,9 @@ struct WorkloadParams {
 	uint32_t gemm_m, gemm_n, gemm_k; // gemm: matrix sizes
 	uint32_t stamp_capacity; // GPU-stamped kernels kept per worker (0: none)
 	double rate;         // open-loop Poisson arrivals per second (0: closed loop)
+	int32_t priority;    // stream priority: > 0 the device's highest, < 0 its lowest, 0 default
 	char code_object[256]; // hsa: code object path, empty = next to the worker
+	char notify_socket[108]; // open loop: send busy/idle here (kfdmp-sched), empty = none
 };
 
 // Start and end of one kernel on the device clock (ns, common to every

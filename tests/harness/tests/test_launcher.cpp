@@ -197,7 +197,7 @@ TEST(LauncherBinary, WritesTableJsonAndCsv)
 				" > " + out + "/stdout.txt 2>&1";
 	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
 	const json::Value doc = json::parse(*read_text(out + "/results.json"));
-	EXPECT_EQ(doc.at("schema_version").number(), 2);
+	EXPECT_EQ(doc.at("schema_version").number(), 3);
 	const auto& runs = doc.at("runs").array();
 	ASSERT_EQ(runs.size(), 4u); // 1 was added in front of 2, twice each
 	// Interleaved: 1, 2, 1, 2 (repeat 0, 0, 1, 1).
@@ -277,6 +277,82 @@ TEST(LauncherBinary, MixReportsEachTenant)
 	EXPECT_GT(t[0].at("qps_per_proc").number(), 2 * t[1].at("qps_per_proc").number());
 	EXPECT_TRUE(t[1].at("solo_qps").is_number());
 	EXPECT_TRUE(t[1].at("latency_us").at("p99.9").is_number());
+	std::filesystem::remove_all(out);
+}
+
+// Tenant mode: the critical tenant alone, each best-effort workload alone,
+// then one run per arm; the sched arm skips itself with the reason on a
+// build without the tenant-control interface.
+TEST(LauncherBinary, TenantModeJudgesEachArmAgainstAlone)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --critical sleep --rate 400 --mix slow:2 --iters 300 --duration 0.4 --warmup 0.02"
+				" --out " + out + " > " + out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	EXPECT_NE(read_text(out + "/stdout.txt")->find("tenant mode: critical sleep at 400.0/s beside slow:2"), std::string::npos);
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	const auto& runs = doc.at("runs").array();
+	ASSERT_EQ(runs.size(), 4u); // critical alone, best-effort alone, arms none and priority
+	EXPECT_EQ(runs[0].at("tenant_role").string(), "critical_alone");
+	EXPECT_EQ(runs[0].at("procs").number(), 1);
+	EXPECT_EQ(runs[1].at("tenant_role").string(), "best_effort_alone");
+	EXPECT_EQ(runs[1].at("procs").number(), 2);
+	EXPECT_EQ(runs[2].at("tenant_arm").string(), "none");
+	EXPECT_EQ(runs[3].at("tenant_arm").string(), "priority");
+	EXPECT_EQ(runs[3].at("procs").number(), 3);
+	// Open loop for the critical worker only: about 400/s x 0.4 s, while the
+	// best-effort workers run closed loop (1.2 ms queries).
+	const auto& w = runs[2].at("workers").array();
+	EXPECT_LT(w[0].at("window_queries").number(), 250);
+	const json::Value& t = doc.at("tenant");
+	EXPECT_EQ(t.at("critical").string(), "sleep");
+	const auto& arms = t.at("arms").array();
+	ASSERT_EQ(arms.size(), 3u);
+	EXPECT_EQ(arms[0].at("arm").string(), "none");
+	EXPECT_EQ(arms[0].at("status").string(), "ok");
+	EXPECT_TRUE(arms[0].at("critical_p99_ratio").is_number());
+	const auto& be = arms[0].at("best_effort").array();
+	ASSERT_EQ(be.size(), 1u); // one entry per workload: slow, mean over its 2 processes
+	EXPECT_EQ(be[0].at("workload").string(), "slow");
+	EXPECT_GT(be[0].at("kept").number(), 0.5); // sleeping workers barely slow each other
+	EXPECT_EQ(arms[0].at("suspend_target").string(), "unavailable: no suspends in the none arm");
+	EXPECT_EQ(arms[1].at("arm").string(), "sched");
+	EXPECT_EQ(arms[1].at("status").string(), "skipped");
+	EXPECT_FALSE(arms[1].at("reason").string().empty()); // the build, /dev/kfd or the driver says why
+	EXPECT_TRUE(arms[1].at("suspend_to_unmapped").at("unavailable").is_string());
+	EXPECT_EQ(arms[2].at("arm").string(), "priority");
+	EXPECT_EQ(arms[2].at("best_effort").array().size(), 1u);
+	std::filesystem::remove_all(out);
+}
+
+// The sched arm end to end with kfdmp-sched's fake backend: the daemon gets
+// the workers' pids, the critical worker's busy/idle reach it, SIGTERM after
+// the window leaves nothing suspended, and the arm reports its decisions.
+TEST(LauncherBinary, TenantModeSchedArmDrivesKfdmpSched)
+{
+	const std::string out = temp_dir();
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --critical sleep --rate 50 --mix slow:2 --iters 2000 --duration 0.6 --warmup 0.05"
+				" --arms sched --sched-backend fake --sched-bin " + KFDMP_SCHED_BIN + " --out " + out +
+				" > " + out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	const auto& arms = doc.at("tenant").at("arms").array();
+	ASSERT_EQ(arms.size(), 1u);
+	ASSERT_EQ(arms[0].at("status").string(), "ok") << *read_text(out + "/stdout.txt");
+	const json::Value& sd = arms[0].at("sched");
+	EXPECT_GE(sd.at("suspends").number(), 1);
+	EXPECT_GE(sd.at("resumes").number(), 1);
+	EXPECT_TRUE(sd.at("decision_latency").at("p50_us").is_number());
+	const std::string log = *read_text(sd.at("log").string());
+	const auto& runs = doc.at("runs").array();
+	const auto& w = runs.back().at("workers").array();
+	// The daemon was told the worker pids: critical worker 0, best-effort 1 and 2.
+	EXPECT_NE(log.find("\"critical\":[" + std::to_string(int64_t(w[0].at("pid").number())) + "]"),
+		  std::string::npos) << log;
+	EXPECT_NE(log.find("\"left_suspended\":0"), std::string::npos) << log;
+	EXPECT_TRUE(arms[0].at("suspend_to_unmapped").at("unavailable").is_string());
 	std::filesystem::remove_all(out);
 }
 

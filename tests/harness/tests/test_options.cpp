@@ -118,3 +118,21 @@ TEST(Options, RejectsBadIssue12Values)
 	EXPECT_NE(fails({"--streams", "0"}).find(">= 1"), std::string::npos);
 }
 
+
+TEST(Options, TenantMode)
+{
+	const Options o = parse(Program::launcher, {"--critical", "latency", "--rate", "50", "--mix", "saturate:3"});
+	EXPECT_EQ(o.critical, "latency");
+	EXPECT_EQ(o.arms, (std::vector<std::string>{"none", "sched", "priority"}));
+	EXPECT_EQ(parse(Program::launcher, {"--critical", "latency", "--rate", "5", "--mix", "saturate:1", "--arms",
+					    "priority,none,priority"})
+			  .arms,
+		  (std::vector<std::string>{"priority", "none"}));
+	for (const auto& args : std::vector<std::vector<std::string>>{
+		     {"--critical", "latency", "--mix", "saturate:3"},                           // no --rate
+		     {"--critical", "latency", "--rate", "50"},                                  // no --mix
+		     {"--critical", "nope", "--rate", "50", "--mix", "saturate:3"},              // unknown workload
+		     {"--critical", "latency", "--rate", "50", "--mix", "saturate:3", "--arms", "fast"},
+		     {"--critical", "latency", "--rate", "50", "--mix", "saturate:3", "--arms", ""}})
+		EXPECT_THROW(parse(Program::launcher, args), UsageError) << args[0] << " " << args.back();
+}
