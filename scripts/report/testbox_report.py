@@ -571,7 +571,8 @@ def gnuplot_terminal():
     if not gp:
         return None
     try:
-        out = subprocess.run([gp, "-e", "set terminal"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([gp, "-e", "set terminal"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True, timeout=30)
         text = out.stdout + out.stderr
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -632,7 +633,8 @@ def write_plots(doc, out_dir, enabled):
             text = f.read().replace("TERMINAL", term)
         with open(gp, "w", encoding="utf-8") as f:
             f.write(text)
-        r = subprocess.run(["gnuplot", os.path.basename(gp)], cwd=pdir, capture_output=True, text=True)
+        r = subprocess.run(["gnuplot", os.path.basename(gp)], cwd=pdir, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
         png = gp[:-3] + ".png"
         if r.returncode != 0 or not os.path.exists(png):
             return made, f"plots: gnuplot failed on {gp}: {r.stderr.strip()[:300]}"
