@@ -56,6 +56,11 @@ BASE_TAG=kfdmp-base
 JOBS=${JOBS:-$(nproc)}
 
 
+# is_debian_host: dpkg manages this system (where make deps installs).
+is_debian_host() {
+	[ -f /etc/debian_version ] && command -v dpkg-query >/dev/null
+}
+
 # git_init DIR BRANCH: an empty repository whose first branch is BRANCH.
 # Not `git init -b` (git 2.28): EL8 ships git 2.27 and older.
 git_init() {

@@ -320,7 +320,8 @@ def build_document(run_dir):
         "run": {k: env.get(k) for k in ("run_id", "started_at", "finished_at", "host", "kernel", "kver",
                                         "series_base", "series_id", "tree_head", "module", "module_vermagic",
                                         "dry_run", "procs", "repeat", "duration", "warmup", "trace",
-                                        "matrix", "note")},
+                                        "matrix", "note", "tree", "tree_from", "tree_package", "tree_state",
+                                        "tree_check", "tree_modified")},
         "box_checks": [{"check": c, "status": s, "detail": d}
                        for c, s, d in read_tsv(os.path.join(run_dir, "box-checks.tsv"), 3)],
         "matrix": configs,
@@ -456,7 +457,13 @@ def markdown(doc, plots):
           f"- harness: processes {run.get('procs') or '?'}, repeat {run.get('repeat') or '?'}, "
           f"window {run.get('duration') or '?'} s (warm-up {run.get('warmup') or '?'} s), "
           f"trace {run.get('trace') or '?'}, workloads {', '.join(doc['workloads']) or '?'}",
-          f"- matrix: `{run.get('matrix') or '?'}`", ""]
+          f"- matrix: `{run.get('matrix') or '?'}`"]
+    if run.get("tree"):
+        L += [f"- driver tree: `{run['tree']}`{' (' + run['tree_from'] + ')' if run.get('tree_from') else ''}, "
+              f"package {run.get('tree_package') or 'none known'}, state **{run.get('tree_state') or '?'}** "
+              f"({run.get('tree_check') or '?'})"
+              + (f"; modified: {run['tree_modified']}" if run.get("tree_modified") else "")]
+    L += [""]
     if run.get("note"):
         L += [f"Note: {run['note']}", ""]
     if doc["box_checks"]:
