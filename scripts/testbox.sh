@@ -280,6 +280,40 @@ gfx94_nodes() {
 
 param_value() { cat "$MOD_SYSFS/parameters/$1" 2>/dev/null || true; }
 
+# kfd_users: "comm(pid[, container ID])" of every process holding /dev/kfd
+# or a DRM node open, from /proc: root sees the processes of containers
+# too, which the host's lsof does not name as such.
+PROC=${KFDMP_PROC:-/proc}
+kfd_users() {
+	local d pid comm ctr
+	find "$PROC" -mindepth 3 -maxdepth 3 -path "$PROC/[0-9]*/fd/*" \( -lname "$KFD_DEV" -o -lname '/dev/dri/*' \) \
+		-printf '%h\n' 2>/dev/null | sort -u | while read -r d; do
+		pid=${d%/fd}; pid=${pid##*/}
+		comm=$(cat "$PROC/$pid/comm" 2>/dev/null || echo '?')
+		ctr=$(grep -oE '(docker|containerd|libpod|crio|cri-containerd)[-/:]?[0-9a-f]{12}' "$PROC/$pid/cgroup" 2>/dev/null | head -n1 || true)
+		printf '%s(%s%s) ' "$comm" "$pid" "${ctr:+, container ${ctr}}"
+	done || true
+}
+
+# secure_boot: why the kernel would refuse an unsigned module, or nothing.
+EFIVARS=${KFDMP_EFIVARS:-/sys/firmware/efi/efivars}
+LOCKDOWN=${KFDMP_LOCKDOWN:-/sys/kernel/security/lockdown}
+SIG_ENFORCE=${KFDMP_SIG_ENFORCE:-/sys/module/module/parameters/sig_enforce}
+secure_boot() {
+	local f sb='' lock why=()
+	f=$EFIVARS/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+	if [ -r "$f" ]; then
+		sb=$(od -An -t u1 -j4 -N1 "$f" 2>/dev/null | tr -d ' ')
+	elif command -v mokutil >/dev/null; then
+		mokutil --sb-state 2>/dev/null | grep -q 'SecureBoot enabled' && sb=1
+	fi
+	[ "$sb" != 1 ] || why+=("Secure Boot is enabled")
+	lock=$(grep -oE '\[[a-z]+\]' "$LOCKDOWN" 2>/dev/null | tr -d '[]' || true)
+	case $lock in integrity|confidentiality) why+=("kernel lockdown=$lock") ;; esac
+	[ "$(cat "$SIG_ENFORCE" 2>/dev/null)" != Y ] || why+=("module.sig_enforce=Y")
+	[ ${#why[@]} -eq 0 ] || (IFS=';'; echo "${why[*]}")
+}
+
 # tree_state DIR: is the amdgpu-dkms tree DIR as its package shipped it?
 # Sets TREE_PKG (the owning package), TREE_HOW (how it was checked),
 # TREE_STATE (pristine, modified, unknown) and TREE_MODIFIED (the files that
@@ -374,7 +408,7 @@ check_box() {
 
 	nodes=$(gfx94_nodes)
 	if [ -n "$nodes" ]; then
-		check gpu ok "$(printf '%s\n' "$nodes" | wc -l) gfx9.4.x node(s): $(printf '%s\n' "$nodes" | awk '{printf "%snode %s gpu_id %s gfx_target_version %s", NR > 1 ? "; " : "", $1, $2, $3}')"
+		check gpu ok "$(printf '%s\n' "$nodes" | wc -l) gfx9.4.x node(s): $(printf '%s\n' "$nodes" | awk '{printf "%snode %s gpu_id %s gfx_target_version %s", (NR > 1 ? "; " : ""), $1, $2, $3}')"
 	elif [ -d "$KFD_SYSFS/topology/nodes" ]; then
 		check gpu fail "no KFD topology node with gfx_target_version 90400..90499 (MI300-class); $(grep -h gfx_target_version "$KFD_SYSFS"/topology/nodes/*/properties 2>/dev/null | sort -u | tr '\n' ' ')"
 	else
@@ -392,23 +426,23 @@ check_box() {
 		users=$(cat "$MOD_SYSFS/refcnt" 2>/dev/null || echo '?')
 		local holders
 		holders=$(find "$MOD_SYSFS/holders" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null || true)
-		lsof_out=
+		lsof_out=$(kfd_users)
 		if command -v lsof >/dev/null; then
-			lsof_out=$(lsof -w "$KFD_DEV" /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)
-		elif command -v fuser >/dev/null; then
-			lsof_out=$(fuser "$KFD_DEV" /dev/dri/* 2>/dev/null | tr -s ' ' || true)
-		else
-			check lsof warn "neither lsof nor fuser: open /dev/kfd and /dev/dri/* not checked (apt-get install lsof)"
+			lsof_out="$lsof_out$(lsof -w "$KFD_DEV" /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)"
 		fi
 		if [ "$users" = 0 ] && [ -z "$holders" ] && [ -z "$lsof_out" ]; then
 			check amdgpu-users ok "refcnt 0, no holders, nothing has /dev/kfd or /dev/dri/* open"
 		else
-			check amdgpu-users fail "amdgpu is in use: refcnt ${users}, holders [${holders}], open by [${lsof_out}] (stop ROCm jobs, monitoring agents, display managers; unbind fbcon)"
+			check amdgpu-users fail "amdgpu is in use: refcnt ${users}, holders [${holders}], open by [${lsof_out}] (stop ROCm jobs and the containers running them, monitoring agents, display managers; unbind fbcon)"
 		fi
 	else
 		check scheduler info "amdgpu not loaded: sched_policy/mes are checked after each load"
 		check amdgpu-users ok "amdgpu not loaded"
 	fi
+	local sbw
+	sbw=$(secure_boot)
+	if [ -z "$sbw" ]; then check secureboot ok "unsigned modules load (no Secure Boot, lockdown or sig_enforce)"
+	else check secureboot fail "$sbw: the kernel refuses our unsigned modules. Sign each .ko with a key enrolled in MOK ($KDIR/scripts/sign-file sha256 KEY.priv KEY.der MODULE.ko; mokutil --import KEY.der, reboot to enroll) and load with --stack DIR, or turn Secure Boot off in the firmware"; fi
 	stock_path=$(modinfo -k "$KVER" -n amdgpu 2>/dev/null || true)
 	if [ "$STACK" = dkms ]; then
 		local dk ver
@@ -447,8 +481,10 @@ check_box() {
 		check cmdline warn "kernel command line has $cmdline: modprobe applies them to the stock driver, insmod does not apply them to ours"
 	fi
 	if [ "$TRACE" = 1 ]; then
-		if command -v trace-cmd >/dev/null; then check trace ok "$(trace-cmd --version 2>/dev/null | awk 'NF {print; exit}')"
-		else check trace fail "trace-cmd missing (scripts/setup-deps.sh), or run with --no-trace"; fi
+		# Tracing never stops a run: without it the report says why.
+		local tp
+		if tp=$("$ROOT/scripts/trace.sh" probe --no-events 2>&1); then check trace ok "${tp#trace.sh: }"
+		else check trace warn "${tp#trace.sh: }: the run goes on without traces (each workload's trace/trace.env says why)"; fi
 	fi
 }
 
@@ -762,6 +798,9 @@ run_config() {
 		if [ "$TRACE" = 1 ]; then
 			echo "   + scripts/trace.sh record $wdir/trace -- $(q "${argv[@]}")"
 			"$ROOT/scripts/trace.sh" record "$wdir/trace" -- "${argv[@]}" || rc=$?
+			if grep -q '^status=unavailable' "$wdir/trace/trace.env" 2>/dev/null && ! grep -q '^trace_unavailable=' "$OUT/run.env"; then
+				echo "trace_unavailable=$name/$wl: $(sed -n 's/^reason=//p' "$wdir/trace/trace.env")" >>"$OUT/run.env"
+			fi
 		else
 			snapshot mp_stats "$wdir/trace/mp_stats.before"
 			echo "   + $(q "${argv[@]}")"
@@ -836,12 +875,21 @@ on_signal() {
 	exit 130
 }
 
+# give_back_build: under sudo, what this run wrote in build/ (owned by root)
+# goes back to the user who typed sudo, so that their next make modules can
+# write there.
+give_back_build() {
+	[ "$(id -u)" = 0 ] && [ -n "${SUDO_UID:-}" ] && [ "$SUDO_UID" != 0 ] || return 0
+	chown -R --from=0:0 "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$BUILD" 2>/dev/null || true
+}
+
 on_exit() {
 	local rc=$?
 	stop_queue_sampler
 	if [ "$DRY" = 0 ] && [ -f "$STATE" ]; then
 		restore || rc=1
 	fi
+	give_back_build
 	[ -z "${LOCK_FD:-}" ] || flock -u "$LOCK_FD" 2>/dev/null || true
 	exit "$rc"
 }
@@ -1027,6 +1075,7 @@ cmd_run() {
 	else
 		python3 "$REPORT_PY" "$OUT" --check || failed=1
 	fi
+	give_back_build
 	if [ "$DRY" = 1 ]; then
 		echo
 		echo "testbox: dry run done: $CHECK_FAILS box check(s) would refuse a real run on this machine; $OUT/box-checks.tsv"

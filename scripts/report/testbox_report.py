@@ -321,7 +321,7 @@ def build_document(run_dir):
                                         "series_base", "series_id", "tree_head", "module", "module_vermagic",
                                         "dry_run", "procs", "repeat", "duration", "warmup", "trace",
                                         "matrix", "note", "tree", "tree_from", "tree_package", "tree_state",
-                                        "tree_check", "tree_modified")},
+                                        "tree_check", "tree_modified", "trace_unavailable")},
         "box_checks": [{"check": c, "status": s, "detail": d}
                        for c, s, d in read_tsv(os.path.join(run_dir, "box-checks.tsv"), 3)],
         "matrix": configs,
@@ -458,6 +458,8 @@ def markdown(doc, plots):
           f"window {run.get('duration') or '?'} s (warm-up {run.get('warmup') or '?'} s), "
           f"trace {run.get('trace') or '?'}, workloads {', '.join(doc['workloads']) or '?'}",
           f"- matrix: `{run.get('matrix') or '?'}`"]
+    if run.get("trace_unavailable"):
+        L += [f"- tracing could not run (first at {run['trace_unavailable']}); the workloads ran without traces"]
     if run.get("tree"):
         L += [f"- driver tree: `{run['tree']}`{' (' + run['tree_from'] + ')' if run.get('tree_from') else ''}, "
               f"package {run.get('tree_package') or 'none known'}, state **{run.get('tree_state') or '?'}** "

@@ -14,6 +14,8 @@
 #              --accept-local-edits builds on the edits with the port report
 #   preflight  make check-box on an EL host: every tool with its floor, the
 #              dnf/yum line for what is missing (rsync here)
+#   users      a process in a container holding /dev/kfd is named (/proc)
+#   secureboot Secure Boot / lockdown refuses the run, saying how to sign
 #   no-debian  make modules KSRC=<tree> on a host without dpkg runs the
 #              preflight, never scripts/setup-deps.sh
 # No root, no module is loaded, nothing is installed.
@@ -94,6 +96,25 @@ grep -qE "tree +warn +$reg is modified .*--accept-local-edits" <<<"$out" && grep
 	ok "pristine: --accept-local-edits builds on the edits, runs the port report, run.env records tree, package and state" ||
 	{ printf '%s\n' "$out" | grep -E 'tree|port'; cat "$tmp/dry/run.env" 2>/dev/null; bad "pristine: --accept-local-edits"; }
 rm "$MOCK/modified"
+
+# --- users and Secure Boot ------------------------------------------------------------
+# amdgpu loaded; a process in a Docker container holds /dev/kfd open (only
+# /proc names it); Secure Boot on in the EFI variable.
+export KFDMP_KFD_DEV=$MOCK/dev/kfd KFDMP_PROC=$MOCK/proc KFDMP_EFIVARS=$MOCK/efivars
+export KFDMP_LOCKDOWN=$MOCK/lockdown KFDMP_SIG_ENFORCE=$MOCK/sig_enforce
+mkdir -p "$KFDMP_MOD_SYSFS/parameters" "$KFDMP_MOD_SYSFS/holders" "$MOCK/dev" "$KFDMP_PROC/4321/fd" "$KFDMP_PROC/99/fd" "$KFDMP_EFIVARS"
+echo 0 >"$KFDMP_MOD_SYSFS/refcnt"; touch "$KFDMP_KFD_DEV"
+ln -s "$KFDMP_KFD_DEV" "$KFDMP_PROC/4321/fd/7"; ln -s /dev/null "$KFDMP_PROC/99/fd/0"
+echo python3 >"$KFDMP_PROC/4321/comm"; echo bash >"$KFDMP_PROC/99/comm"
+echo "0::/system.slice/docker-0123456789abcdef0123456789abcdef.scope" >"$KFDMP_PROC/4321/cgroup"
+printf '\x06\x00\x00\x00\x01' >"$KFDMP_EFIVARS/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+echo "none [integrity] confidentiality" >"$KFDMP_LOCKDOWN"
+out=$(tbc)
+grep -qE 'amdgpu-users +fail +amdgpu is in use: .*open by \[python3\(4321, container docker-0123456789ab\)' <<<"$out" &&
+	ok "users: a container's process holding /dev/kfd is named, from /proc" || { printf '%s\n' "$out" | grep users || true; bad "users: not named"; }
+grep -qE 'secureboot +fail +Secure Boot is enabled;kernel lockdown=integrity: the kernel refuses our unsigned modules\. Sign each \.ko' <<<"$out" &&
+	ok "secure boot: refused before anything is loaded, saying how to sign" || { printf '%s\n' "$out" | grep -i secure || true; bad "secure boot: not checked"; }
+rm -rf "$KFDMP_MOD_SYSFS" "$KFDMP_EFIVARS" "$KFDMP_LOCKDOWN"
 
 # --- preflight ----------------------------------------------------------------------
 # A PATH with everything of this machine but rsync, dpkg and apt.

@@ -165,6 +165,8 @@ export KFDMP_USR_SRC=$MOCK/usr/src
 # scripts/check-box.sh is tested by box-path-test.sh; here it would only add
 # its 3-8 s to every run.
 export KFDMP_PREFLIGHT_DONE=1
+# This machine's Secure Boot state and processes are not the mock box's.
+export KFDMP_EFIVARS=$MOCK/efivars KFDMP_LOCKDOWN=$MOCK/lockdown KFDMP_SIG_ENFORCE=$MOCK/sig_enforce KFDMP_PROC=$MOCK/proc
 
 cat >"$tmp/matrix.conf" <<'EOF'
 stock | - | defaults
