@@ -12,6 +12,8 @@
 #   make check-box the box path's read-only preflight: every tool with its
 #                  version floor, install lines for the host's family
 #   make deps      install the build machine's packages (Debian 12 only)
+#   make box-shaped-test  the box's two commands on a box-shaped system built
+#                  from Debian 11 packages (root; tests/testbox/boxroot.sh)
 #
 # Overrides: KVER, KDIR, KSRC, BUILD, JOBS, DC, SERIES (see README.md).
 SHELL := /bin/bash
@@ -22,7 +24,7 @@ CTEST_ARGS ?=
 
 include scripts/testbox.mk
 
-.PHONY: all modules tree series check-series kunit smoke test deps check-box clean help
+.PHONY: all modules tree series check-series kunit smoke test deps check-box box-shaped-test clean help
 
 all: modules
 
@@ -37,6 +39,9 @@ modules:
 
 check-box:
 	scripts/check-box.sh testbox
+
+box-shaped-test:
+	KFDMP_BOX_SHAPED=1 tests/testbox/box-shaped-test.sh
 
 tree:
 	scripts/tree.sh apply
