@@ -19,7 +19,7 @@
 # mmdebstrap); the archive host is taken from this machine's apt sources.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=../../scripts/versions.env
+# shellcheck source-path=SCRIPTDIR source=../../scripts/versions.env
 . "$root/scripts/versions.env"
 CACHE=${KFDMP_BOXROOT_CACHE:-/var/cache/kfdmp}
 BOX_KVER=5.10.134-19.1.al8.x86_64
@@ -95,6 +95,7 @@ run() {
 	# checkout, so the host's build/ is not touched.
 	mkdir -p "$CACHE/boxbuild-$key"
 	chmod 777 "$CACHE/boxbuild-$key"
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	unshare -m --propagation private -- bash -c '
 		set -e
 		r=$1 src=$2 bld=$3 user=$4; shift 4
