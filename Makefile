@@ -7,7 +7,13 @@
 #   make test      build it and run every test (ctest: series check, KUnit,
 #                  QEMU load test, harness unit tests, scaling suite)
 #   make testbox   on a test box: build, load each configuration, measure,
-#                  report, restore the stock driver (scripts/testbox.sh)
+#                  report, restore the stock driver (scripts/testbox.sh);
+#                  as root: sudo make testbox
+#   make check-box the box path's read-only preflight: every tool with its
+#                  version floor, install lines for the host's family
+#   make deps      install the build machine's packages (Debian 12 only)
+#   make box-shaped-test  the box's two commands on a box-shaped system built
+#                  from Debian 11 packages (root; tests/testbox/boxroot.sh)
 #
 # Overrides: KVER, KDIR, KSRC, BUILD, JOBS, DC, SERIES (see README.md).
 SHELL := /bin/bash
@@ -18,7 +24,7 @@ CTEST_ARGS ?=
 
 include scripts/testbox.mk
 
-.PHONY: all modules tree series check-series kunit smoke test deps clean help
+.PHONY: all modules tree series check-series kunit smoke test deps check-box box-shaped-test clean help
 
 all: modules
 
@@ -30,6 +36,12 @@ deps:
 
 modules:
 	scripts/build-module.sh
+
+check-box:
+	scripts/check-box.sh testbox
+
+box-shaped-test:
+	KFDMP_BOX_SHAPED=1 tests/testbox/box-shaped-test.sh
 
 tree:
 	scripts/tree.sh apply

@@ -8,7 +8,16 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-"$ROOT/scripts/setup-deps.sh" --quiet
+# Packages are installed only on the Debian build machine (make deps; CI):
+# the box path - an amdgpu-dkms tree as KSRC, or a host without dpkg -
+# installs nothing and runs the read-only preflight instead, which names
+# what is missing with the install line of the host's family.
+if { [ "$SERIES" = rocm-6.4 ] && [ -d "$KSRC" ]; } || ! is_debian_host; then
+	[ "${KFDMP_PREFLIGHT_DONE:-0}" = 1 ] || KVER=$KVER KDIR=$KDIR "$ROOT/scripts/check-box.sh" modules >&2 ||
+		die "the preflight failed (above); nothing was built"
+else
+	"$ROOT/scripts/setup-deps.sh" --quiet
+fi
 # ROCm's amdgpu-dkms source: the rocm-6.4 series, built as DKMS builds it.
 if [ "$SERIES" = rocm-6.4 ]; then
 	exec "$ROOT/scripts/build-vendor.sh"

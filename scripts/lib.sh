@@ -56,6 +56,17 @@ BASE_TAG=kfdmp-base
 JOBS=${JOBS:-$(nproc)}
 
 
+# is_debian_host: dpkg manages this system (where make deps installs).
+is_debian_host() {
+	[ -f /etc/debian_version ] && command -v dpkg-query >/dev/null
+}
+
+# git_init DIR BRANCH: an empty repository whose first branch is BRANCH.
+# Not `git init -b` (git 2.28): EL8 ships git 2.27 and older.
+git_init() {
+	git -C "$1" init -q && git -C "$1" symbolic-ref HEAD "refs/heads/$2"
+}
+
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 note() { printf '%s: %s\n' "${0##*/}" "$*"; }
 

@@ -202,7 +202,8 @@ def opcodes(a, b):
             with open(f"{d}/{name}", "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write("\n".join(content) + "\n")
         out = subprocess.run(["git", "diff", "--no-index", "--no-color", "-U0", "--no-ext-diff",
-                              f"{d}/a", f"{d}/b"], capture_output=True, text=True,
+                              f"{d}/a", f"{d}/b"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True,
                              errors="surrogateescape").stdout
     ops = []
     ai = bj = 0
@@ -290,7 +291,8 @@ def diff3_regions(ours, base, theirs):
                 f.write("\n".join(content))
             paths.append(p)
         out = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs",
-                              *paths], capture_output=True, text=True, errors="surrogateescape").stdout
+                              *paths], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True, errors="surrogateescape").stdout
     items = []
     cur = None
     sect = None

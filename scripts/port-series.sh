@@ -244,7 +244,7 @@ if ! git -C "$SBASE" rev-parse -q --verify refs/heads/series >/dev/null 2>&1; th
 	for p in "${NEEDED[@]}"; do [ -f "$SBASE.tmp/$p" ] || missing+=("$p"); done
 	# Files outside the driver (MAINTAINERS, drivers/gpu/drm/Makefile) may
 	# be absent from a dkms-layout base; the patches touching them fail below.
-	git -C "$SBASE.tmp" init -q -b base
+	git_init "$SBASE.tmp" base
 	git -C "$SBASE.tmp" add -A -f .
 	git -C "$SBASE.tmp" commit -q --allow-empty -m "base: ${#NEEDED[@]} files of $BASE_SRC"
 	git -C "$SBASE.tmp" checkout -q -b series
@@ -299,7 +299,7 @@ else
 	note "copying $DEST to $WORK (DEST is not a git repository)"
 	mkdir -p "$WORK"
 	cp -a "$DEST/." "$WORK/"
-	git -C "$WORK" init -q -b vendor
+	git_init "$WORK" vendor
 	git -C "$WORK" add -A -f .
 	git -C "$WORK" commit -q -m "Vendor tree as found in $DEST"
 	git -C "$WORK" checkout -q -b "$BRANCH"

@@ -27,7 +27,7 @@ TESTBOX_KVER = $(if $(KVER),$(KVER),$(shell uname -r))
 .PHONY: testbox testbox-dry-run testbox-restore dkms-install dkms-remove port
 
 testbox:
-	KVER=$(TESTBOX_KVER) scripts/testbox.sh run $(TESTBOX_ARGS)
+	TESTBOX_ARGS_GIVEN='$(TESTBOX_ARGS)' KVER=$(TESTBOX_KVER) scripts/testbox.sh run $(TESTBOX_ARGS)
 
 testbox-dry-run:
 	KVER=$(TESTBOX_KVER) scripts/testbox.sh --dry-run $(TESTBOX_ARGS)

@@ -49,9 +49,21 @@
 #   --no-report        do not generate the report at the end
 #   --harness-dir DIR  use the kfdmp harness built in DIR (default: build it in
 #                      build/testbox-harness)
+#   --pristine SRC     the box's amdgpu-dkms tree is modified: build from
+#                      this pristine copy of it instead (a directory or the
+#                      package's tarball; also PRISTINE=SRC)
+#   --accept-local-edits  build on the modified tree as it is; the port tool's
+#                      per-conflict report (scripts/port-series.sh
+#                      --keep-going) is written to RUN_DIR/port-report.txt
+#                      (also ACCEPT_LOCAL_EDITS=1)
+#   --manifest FILE    sha256sum lines of the pristine tree, for a tree no
+#                      package manager owns
 #
 # Which driver: the box's amdgpu-dkms source when there is one - KSRC, else
-# the newest /usr/src/amdgpu-* (not our own amdgpu-kfdmp-*) - built with
+# the tree DKMS has installed for the running kernel (dkms status: amdgpu
+# VERSION installed for KVER -> /usr/src/amdgpu-VERSION; never a sibling
+# tree picked by name) - checked to be pristine (rpm -V of the package that
+# owns it, dpkg --verify on Debian/Ubuntu, --manifest otherwise) and built with
 # `make modules KSRC=... KVER=...` (the rocm-6.4 series; DC=0 builds without
 # display): the whole DKMS stack is swapped, amdgpu and its companions
 # amdxcp, amddrm_ttm_helper, amddrm_buddy, amd-sched, amdttm, amdkcl are
@@ -70,6 +82,10 @@ set -euo pipefail
 # it to the upstream source).
 KVER=${KVER:-$(uname -r)}
 USER_KSRC=${KSRC:-}
+# SERIES: what the caller chose, or nothing. lib.sh sets it (linux-6.12
+# without a DKMS KSRC), and make exports it, so without this the inner
+# make modules KSRC=<amdgpu-dkms tree> inherited linux-6.12 (issue 15).
+USER_SERIES=${SERIES:-}
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -125,6 +141,10 @@ REPORT=1
 DEPENDS=
 HARNESS_DIR=$BUILD/testbox-harness
 BUILD_HARNESS=1
+PRISTINE=${PRISTINE:-}
+ACCEPT_LOCAL_EDITS=${ACCEPT_LOCAL_EDITS:-0}
+TREE_MANIFEST=
+TREE_FROM=
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
@@ -153,6 +173,9 @@ parse_options() {
 		--load-timeout) LOAD_TIMEOUT=$2; shift ;;
 		--no-report) REPORT=0 ;;
 		--harness-dir) HARNESS_DIR=$2; BUILD_HARNESS=0; shift ;;
+		--pristine) PRISTINE=$2; shift ;;
+		--accept-local-edits) ACCEPT_LOCAL_EDITS=1 ;;
+		--manifest) TREE_MANIFEST=$2; shift ;;
 		-h|--help) usage; exit 0 ;;
 		*) printf 'testbox: unknown option %s (see --help)\n' "$1" >&2; exit 2 ;;
 		esac
@@ -200,8 +223,14 @@ detect_stack() {
 		return
 	fi
 	SRC=$USER_KSRC
+	TREE_FROM=${USER_KSRC:+KSRC}
 	if [ -z "$SRC" ] && [ "$MODULE_GIVEN" = 0 ]; then
-		SRC=$(find "$USR_SRC" -mindepth 1 -maxdepth 1 -type d -name 'amdgpu-[0-9]*' 2>/dev/null | sort -V | tail -n1 || true)
+		local reg
+		reg=$(stock_dkms)
+		if [ -n "$reg" ]; then
+			SRC=$USR_SRC/${reg%%/*}-${reg#*/}
+			TREE_FROM="dkms status: ${reg%%/*} ${reg#*/} installed for $KVER"
+		fi
 	fi
 	if [ "$MODULE_GIVEN" = 0 ] && [ -n "$SRC" ] && dkms_source "$SRC"; then
 		STACK=dkms
@@ -253,6 +282,97 @@ gfx94_nodes() {
 
 param_value() { cat "$MOD_SYSFS/parameters/$1" 2>/dev/null || true; }
 
+# kfd_users: "comm(pid[, container ID])" of every process holding /dev/kfd
+# or a DRM node open, from /proc: root sees the processes of containers
+# too, which the host's lsof does not name as such.
+PROC=${KFDMP_PROC:-/proc}
+kfd_users() {
+	local d pid comm ctr
+	find "$PROC" -mindepth 3 -maxdepth 3 -path "$PROC/[0-9]*/fd/*" \( -lname "$KFD_DEV" -o -lname '/dev/dri/*' \) \
+		-printf '%h\n' 2>/dev/null | sort -u | while read -r d; do
+		pid=${d%/fd}; pid=${pid##*/}
+		comm=$(cat "$PROC/$pid/comm" 2>/dev/null || echo '?')
+		ctr=$(grep -oE '(docker|containerd|libpod|crio|cri-containerd)[-/:]?[0-9a-f]{12}' "$PROC/$pid/cgroup" 2>/dev/null | head -n1 || true)
+		printf '%s(%s%s) ' "$comm" "$pid" "${ctr:+, container ${ctr}}"
+	done || true
+}
+
+# secure_boot: why the kernel would refuse an unsigned module, or nothing.
+EFIVARS=${KFDMP_EFIVARS:-/sys/firmware/efi/efivars}
+LOCKDOWN=${KFDMP_LOCKDOWN:-/sys/kernel/security/lockdown}
+SIG_ENFORCE=${KFDMP_SIG_ENFORCE:-/sys/module/module/parameters/sig_enforce}
+secure_boot() {
+	local f sb='' lock why=()
+	f=$EFIVARS/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+	if [ -r "$f" ]; then
+		sb=$(od -An -t u1 -j4 -N1 "$f" 2>/dev/null | tr -d ' ')
+	elif command -v mokutil >/dev/null; then
+		mokutil --sb-state 2>/dev/null | grep -q 'SecureBoot enabled' && sb=1
+	fi
+	[ "$sb" != 1 ] || why+=("Secure Boot is enabled")
+	lock=$(grep -oE '\[[a-z]+\]' "$LOCKDOWN" 2>/dev/null | tr -d '[]' || true)
+	case $lock in integrity|confidentiality) why+=("kernel lockdown=$lock") ;; esac
+	[ "$(cat "$SIG_ENFORCE" 2>/dev/null)" != Y ] || why+=("module.sig_enforce=Y")
+	[ ${#why[@]} -eq 0 ] || (IFS=';'; echo "${why[*]}")
+}
+
+# tree_state DIR: is the amdgpu-dkms tree DIR as its package shipped it?
+# Sets TREE_PKG (the owning package), TREE_HOW (how it was checked),
+# TREE_STATE (pristine, modified, unknown) and TREE_MODIFIED (the files that
+# differ, relative to DIR). Files added to the tree are not seen by rpm -V
+# or dpkg --verify.
+TREE_PKG='' TREE_HOW='' TREE_STATE='' TREE_MODIFIED=()
+tree_state() {
+	local dir=$1 owner out
+	TREE_PKG='' TREE_HOW='' TREE_STATE=unknown TREE_MODIFIED=()
+	if [ ! -d "$dir" ]; then
+		TREE_STATE=pristine TREE_HOW="a tarball, used as shipped"
+		return
+	fi
+	if command -v rpm >/dev/null && owner=$(rpm -qf "$dir/dkms.conf" 2>/dev/null) && [ -n "$owner" ]; then
+		TREE_PKG=$owner TREE_HOW="rpm -V $owner"
+		# "S.5....T.  c /path" or "missing     /path"
+		out=$(rpm -V "$owner" 2>/dev/null || true)
+	elif command -v dpkg-query >/dev/null && owner=$(dpkg-query -S "$dir/dkms.conf" 2>/dev/null | cut -d: -f1) && [ -n "$owner" ]; then
+		TREE_PKG=$owner TREE_HOW="dpkg --verify $owner"
+		out=$(dpkg --verify "$owner" 2>/dev/null || true)
+	elif [ -n "$TREE_MANIFEST" ]; then
+		[ -r "$TREE_MANIFEST" ] || die "--manifest $TREE_MANIFEST: cannot read it"
+		TREE_HOW="sha256sum -c $TREE_MANIFEST"
+		out=$(cd "$dir" || exit 0; sha256sum -c --quiet "$(realpath "$TREE_MANIFEST")" 2>/dev/null | sed -n "s|^\(.*\): FAILED.*|x $dir/\1|p")
+	else
+		TREE_HOW="no package owns $dir/dkms.conf (rpm -qf, dpkg -S) and no --manifest was given"
+		return
+	fi
+	mapfile -t TREE_MODIFIED < <(awk '{ print $NF }' <<<"$out" | grep -F "$dir/" | sed "s|^$dir/||" | sort -u || true)
+	if [ ${#TREE_MODIFIED[@]} -gt 0 ]; then TREE_STATE=modified; else TREE_STATE=pristine; fi
+}
+
+# check_tree: the box check of the amdgpu-dkms tree (dkms stack only).
+check_tree() {
+	[ "$STACK" = dkms ] && [ -n "$SRC" ] && [ "$DO_BUILD" = 1 ] || return 0
+	tree_state "$SRC"
+	local list
+	list=$(printf '%s ' "${TREE_MODIFIED[@]:0:20}")
+	[ ${#TREE_MODIFIED[@]} -le 20 ] || list="$list... ($((${#TREE_MODIFIED[@]} - 20)) more)"
+	case $TREE_STATE in
+	pristine) check tree ok "$SRC (${TREE_FROM:-given}): pristine ($TREE_HOW)" ;;
+	unknown) check tree warn "$SRC (${TREE_FROM:-given}): cannot tell whether it is pristine: $TREE_HOW" ;;
+	modified)
+		if [ -n "$PRISTINE" ]; then
+			[ -e "$PRISTINE" ] || die "--pristine $PRISTINE: no such directory or tarball"
+			check tree ok "$SRC is modified (${#TREE_MODIFIED[@]} files, $TREE_HOW: ${list% }); building from the pristine source $PRISTINE (--pristine)"
+			SRC_MODIFIED=$SRC
+			SRC=$PRISTINE
+		elif [ "$ACCEPT_LOCAL_EDITS" = 1 ]; then
+			check tree warn "$SRC is modified (${#TREE_MODIFIED[@]} files, $TREE_HOW: ${list% }); building on the local edits (--accept-local-edits); per-conflict report: port-report.txt"
+		else
+			check tree fail "$SRC is modified: ${#TREE_MODIFIED[@]} files differ from ${TREE_PKG:-the manifest} ($TREE_HOW): ${list% }. Give --pristine SRC (PRISTINE=) to build from an unmodified copy, or --accept-local-edits (ACCEPT_LOCAL_EDITS=1) to build on the edits"
+		fi ;;
+	esac
+}
+SRC_MODIFIED=
+
 check_box() {
 	local v nodes users lsof_out stock_path cmdline
 	step "box checks"
@@ -290,7 +410,7 @@ check_box() {
 
 	nodes=$(gfx94_nodes)
 	if [ -n "$nodes" ]; then
-		check gpu ok "$(printf '%s\n' "$nodes" | wc -l) gfx9.4.x node(s): $(printf '%s\n' "$nodes" | awk '{printf "%snode %s gpu_id %s gfx_target_version %s", NR > 1 ? "; " : "", $1, $2, $3}')"
+		check gpu ok "$(printf '%s\n' "$nodes" | wc -l) gfx9.4.x node(s): $(printf '%s\n' "$nodes" | awk '{printf "%snode %s gpu_id %s gfx_target_version %s", (NR > 1 ? "; " : ""), $1, $2, $3}')"
 	elif [ -d "$KFD_SYSFS/topology/nodes" ]; then
 		check gpu fail "no KFD topology node with gfx_target_version 90400..90499 (MI300-class); $(grep -h gfx_target_version "$KFD_SYSFS"/topology/nodes/*/properties 2>/dev/null | sort -u | tr '\n' ' ')"
 	else
@@ -308,23 +428,23 @@ check_box() {
 		users=$(cat "$MOD_SYSFS/refcnt" 2>/dev/null || echo '?')
 		local holders
 		holders=$(find "$MOD_SYSFS/holders" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null || true)
-		lsof_out=
+		lsof_out=$(kfd_users)
 		if command -v lsof >/dev/null; then
-			lsof_out=$(lsof -w "$KFD_DEV" /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)
-		elif command -v fuser >/dev/null; then
-			lsof_out=$(fuser "$KFD_DEV" /dev/dri/* 2>/dev/null | tr -s ' ' || true)
-		else
-			check lsof warn "neither lsof nor fuser: open /dev/kfd and /dev/dri/* not checked (apt-get install lsof)"
+			lsof_out="$lsof_out$(lsof -w "$KFD_DEV" /dev/dri/* 2>/dev/null | awk 'NR > 1 { print $1 "(" $2 ")" }' | sort -u | tr '\n' ' ' || true)"
 		fi
 		if [ "$users" = 0 ] && [ -z "$holders" ] && [ -z "$lsof_out" ]; then
 			check amdgpu-users ok "refcnt 0, no holders, nothing has /dev/kfd or /dev/dri/* open"
 		else
-			check amdgpu-users fail "amdgpu is in use: refcnt ${users}, holders [${holders}], open by [${lsof_out}] (stop ROCm jobs, monitoring agents, display managers; unbind fbcon)"
+			check amdgpu-users fail "amdgpu is in use: refcnt ${users}, holders [${holders}], open by [${lsof_out}] (stop ROCm jobs and the containers running them, monitoring agents, display managers; unbind fbcon)"
 		fi
 	else
 		check scheduler info "amdgpu not loaded: sched_policy/mes are checked after each load"
 		check amdgpu-users ok "amdgpu not loaded"
 	fi
+	local sbw
+	sbw=$(secure_boot)
+	if [ -z "$sbw" ]; then check secureboot ok "unsigned modules load (no Secure Boot, lockdown or sig_enforce)"
+	else check secureboot fail "$sbw: the kernel refuses our unsigned modules. Sign each .ko with a key enrolled in MOK ($KDIR/scripts/sign-file sha256 KEY.priv KEY.der MODULE.ko; mokutil --import KEY.der, reboot to enroll) and load with --stack DIR, or turn Secure Boot off in the firmware"; fi
 	stock_path=$(modinfo -k "$KVER" -n amdgpu 2>/dev/null || true)
 	if [ "$STACK" = dkms ]; then
 		local dk ver
@@ -341,10 +461,16 @@ check_box() {
 		*/updates/*|*/extra/*) check stock ok "stock amdgpu is $stock_path${ver:+, version $ver}; the restore puts its stack back with modprobe amdgpu" ;;
 		*) check stock warn "stock amdgpu is $stock_path (not under updates/ or extra/)${ver:+, version $ver}" ;;
 		esac
+		check_tree
 		if [ ${#STACK_KO[@]} -eq 0 ] && [ "$DO_BUILD" = 1 ]; then
-			check source ok "builds from $SRC: make modules KSRC=$SRC KVER=$KVER${DC:+ DC=$DC}"
+			check source ok "builds from $SRC${TREE_FROM:+ ($TREE_FROM)}: make modules KSRC=$SRC KVER=$KVER${DC:+ DC=$DC}"
 		fi
 		stock_path=skip
+	fi
+	if [ "$STACK" = upstream ] && [ -z "$USER_KSRC" ] && [ "$MODULE_GIVEN" = 0 ]; then
+		local sib
+		sib=$(find "$USR_SRC" -mindepth 1 -maxdepth 1 -name 'amdgpu-*' -printf '%f ' 2>/dev/null || true)
+		[ -z "$sib" ] || check source warn "dkms status names no amdgpu installed for $KVER, so the upstream path; $USR_SRC holds ${sib% }: not picked by name, give KSRC=$USR_SRC/<the tree> to build one"
 	fi
 	case $stock_path in
 	skip) ;;
@@ -357,8 +483,10 @@ check_box() {
 		check cmdline warn "kernel command line has $cmdline: modprobe applies them to the stock driver, insmod does not apply them to ours"
 	fi
 	if [ "$TRACE" = 1 ]; then
-		if command -v trace-cmd >/dev/null; then check trace ok "$(trace-cmd --version 2>/dev/null | awk 'NF {print; exit}')"
-		else check trace fail "trace-cmd missing (scripts/setup-deps.sh), or run with --no-trace"; fi
+		# Tracing never stops a run: without it the report says why.
+		local tp
+		if tp=$("$ROOT/scripts/trace.sh" probe --no-events 2>&1); then check trace ok "${tp#trace.sh: }"
+		else check trace warn "${tp#trace.sh: }: the run goes on without traces (each workload's trace/trace.env says why)"; fi
 	fi
 }
 
@@ -679,6 +807,9 @@ run_config() {
 		if [ "$TRACE" = 1 ]; then
 			echo "   + scripts/trace.sh record $wdir/trace -- $(q "${argv[@]}")"
 			"$ROOT/scripts/trace.sh" record "$wdir/trace" -- "${argv[@]}" || rc=$?
+			if grep -q '^status=unavailable' "$wdir/trace/trace.env" 2>/dev/null && ! grep -q '^trace_unavailable=' "$OUT/run.env"; then
+				echo "trace_unavailable=$name/$wl: $(sed -n 's/^reason=//p' "$wdir/trace/trace.env")" >>"$OUT/run.env"
+			fi
 		else
 			snapshot mp_stats "$wdir/trace/mp_stats.before"
 			echo "   + $(q "${argv[@]}")"
@@ -696,7 +827,7 @@ run_config() {
 	done
 	if [ "$CTEST" = 1 ] && [ "$STOP_ALL" = 0 ]; then
 		rc=0
-		ctest --test-dir "$HARNESS_DIR" -L scaling --output-on-failure >"$cdir/ctest.log" 2>&1 || rc=$?
+		(cd "$HARNESS_DIR" && ctest -L scaling --output-on-failure) >"$cdir/ctest.log" 2>&1 || rc=$?  # not ctest --test-dir: CMake 3.20
 		printf 'exit_code=%s\nsummary=%s\n' "$rc" "$(grep -E 'tests passed' "$cdir/ctest.log" | tail -n1)" >"$cdir/ctest.env"
 	fi
 	stop_queue_sampler
@@ -723,6 +854,12 @@ write_run_env() {
 		echo "kver=$KVER"
 		echo "stack=$STACK"
 		echo "source=$SRC"
+		echo "tree=${SRC_MODIFIED:-$SRC}"
+		echo "tree_from=${TREE_FROM:-}"
+		echo "tree_package=${TREE_PKG:-}"
+		echo "tree_state=${TREE_STATE:-}${SRC_MODIFIED:+ (built from the pristine $SRC)}$([ "$TREE_STATE" = modified ] && [ "$ACCEPT_LOCAL_EDITS" = 1 ] && [ -z "$SRC_MODIFIED" ] && echo ' (local edits accepted)')"
+		echo "tree_check=${TREE_HOW:-}"
+		echo "tree_modified=${TREE_MODIFIED[*]:-}"
 		echo "series_base=$SERIES_BASE"
 		echo "series_id=$series"
 		echo "tree_head=$head"
@@ -747,18 +884,66 @@ on_signal() {
 	exit 130
 }
 
+# give_back_build: under sudo, what this run wrote in build/ (owned by root)
+# goes back to the user who typed sudo, so that their next make modules can
+# write there.
+give_back_build() {
+	[ "$(id -u)" = 0 ] && [ -n "${SUDO_UID:-}" ] && [ "$SUDO_UID" != 0 ] || return 0
+	chown -R --from=0:0 "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$BUILD" 2>/dev/null || true
+}
+
 on_exit() {
 	local rc=$?
 	stop_queue_sampler
 	if [ "$DRY" = 0 ] && [ -f "$STATE" ]; then
 		restore || rc=1
 	fi
+	give_back_build
 	[ -z "${LOCK_FD:-}" ] || flock -u "$LOCK_FD" 2>/dev/null || true
 	exit "$rc"
 }
 
+# sudo_line: how to run this as root, as the user typed it.
+sudo_line() {
+	if [ -n "${MAKELEVEL:-}" ]; then
+		printf 'sudo make testbox%s%s' "${USER_KSRC:+ KSRC=$USER_KSRC}" "${TESTBOX_ARGS_GIVEN:+ TESTBOX_ARGS=\"$TESTBOX_ARGS_GIVEN\"}"
+	else
+		printf 'sudo %s' "$(q "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
+	fi
+}
+
+# preflight: before anything is built. A real run needs root (it loads
+# modules), refused here rather than after a 10-minute build; then every
+# tool of the box path (scripts/check-box.sh, read-only).
+need_root() {
+	if [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
+		die "a real run loads and unloads kernel modules and needs root; nothing was built or changed. Run: $(sudo_line)"
+	fi
+}
+preflight() {
+	# sudo's secure_path drops ROCm's bin directory: find hipcc there.
+	if ! command -v hipcc >/dev/null; then
+		local d
+		for d in ${ROCM_PATH:+"$ROCM_PATH/bin"} /opt/rocm/bin /opt/rocm-*/bin; do
+			[ -x "$d/hipcc" ] || continue
+			PATH=$PATH:$d
+			echo "testbox: hipcc not on PATH (sudo's secure_path?); using $d/hipcc"
+			break
+		done
+	fi
+	[ "${KFDMP_PREFLIGHT_DONE:-0}" = 0 ] || return 0
+	step "preflight (scripts/check-box.sh)"
+	if ! KVER=$KVER KDIR=$KDIR "$ROOT/scripts/check-box.sh" testbox | sed 's/^/   /'; then
+		if [ "$DRY" = 1 ]; then check preflight fail "a tool is missing or too old (above): a real run stops here"
+		else die "the preflight failed (above): nothing was built or changed"; fi
+	else
+		check preflight ok "every required tool present (scripts/check-box.sh)"
+	fi
+}
+
 cmd_run() {
 	local row name params desc failed=0 rc m
+	need_root
 	RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 	STARTED=$(date -u +%FT%TZ)
 	if [ -z "$OUT" ]; then
@@ -775,11 +960,27 @@ cmd_run() {
 	CHECKS_FILE=$OUT/box-checks.tsv
 	: >"$CHECKS_FILE"
 	echo "testbox: run $RUN_ID -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is built, loaded or measured)')"
+	preflight
 	load_matrix
 	step "matrix ${MATRIX#"$ROOT"/}: ${#MATRIX_ROWS[@]} configurations"
 	printf '   %s\n' "${MATRIX_ROWS[@]//$'\t'/ | }"
 
 	check_box
+	if [ "$DRY" = 0 ] && [ "$CHECK_FAILS" -gt 0 ]; then
+		write_run_env
+		echo "testbox: $CHECK_FAILS box check(s) failed; nothing was built or loaded" >&2
+		exit 1
+	fi
+	if [ "$STACK" = dkms ] && [ "$TREE_STATE" = modified ] && [ -z "$SRC_MODIFIED" ] && [ "$ACCEPT_LOCAL_EDITS" = 1 ]; then
+		step "the series on the locally edited tree (scripts/port-series.sh)"
+		local port=(scripts/port-series.sh --keep-going --force --work "$BUILD/port/testbox-$RUN_ID" --report "$OUT/port-report.txt" "$SRC")
+		if [ "$DRY" = 1 ]; then would "${port[@]}"
+		else
+			rc=0
+			(cd "$ROOT" && "${port[@]}") >"$OUT/port.log" 2>&1 || rc=$?
+			check port "$([ "$rc" = 0 ] && echo ok || echo warn)" "$([ "$rc" = 0 ] && echo "every patch applies to the edited tree" || echo "conflicts with the local edits (exit $rc)"); $OUT/port-report.txt"
+		fi
+	fi
 	step "build$([ "$STACK" = dkms ] && echo ": the amdgpu-dkms stack (amdgpu and its companions)")"
 	if [ "$DO_BUILD" = 1 ] && [ "$STACK" = dkms ]; then
 		# the other path of make modules: KSRC an amdgpu-dkms source
@@ -787,7 +988,7 @@ cmd_run() {
 			would make -C "$ROOT" modules KSRC="$SRC" KVER="$KVER" ${DC:+DC="$DC"}
 		else
 			local out ko
-			out=$(make -s -C "$ROOT" modules KSRC="$SRC" KVER="$KVER" ${DC:+DC="$DC"}) || die "make modules KSRC=$SRC failed (see above); nothing was loaded"
+			out=$(KFDMP_PREFLIGHT_DONE=1 make -s -C "$ROOT" modules KSRC="$SRC" KVER="$KVER" SERIES="$USER_SERIES" ${DC:+DC="$DC"}) || die "make modules KSRC=$SRC failed (see above); nothing was loaded"
 			printf '%s\n' "$out" | sed 's/^/   /'
 			while read -r ko; do
 				[ -f "$ko" ] && STACK_KO[$(basename "$ko" .ko)]=$ko
@@ -801,7 +1002,7 @@ cmd_run() {
 		if [ "$DRY" = 1 ]; then
 			would make -C "$ROOT" modules KVER="$KVER"
 		else
-			MODULE=$(make -s -C "$ROOT" modules KVER="$KVER" | tail -n1) || die "make modules failed (see above); nothing was loaded"
+			MODULE=$(KFDMP_PREFLIGHT_DONE=1 make -s -C "$ROOT" modules KVER="$KVER" SERIES="$USER_SERIES" | tail -n1) || die "make modules failed (see above); nothing was loaded"
 			[ -f "$MODULE" ] || die "make modules did not print a module path"
 		fi
 	elif [ "$STACK" = dkms ]; then
@@ -883,6 +1084,7 @@ cmd_run() {
 	else
 		python3 "$REPORT_PY" "$OUT" --check || failed=1
 	fi
+	give_back_build
 	if [ "$DRY" = 1 ]; then
 		echo
 		echo "testbox: dry run done: $CHECK_FAILS box check(s) would refuse a real run on this machine; $OUT/box-checks.tsv"
@@ -1049,6 +1251,7 @@ dkms-install) cmd_dkms_install; exit ;;
 dkms-remove) cmd_dkms_remove; exit ;;
 -h|--help|help) usage; exit 0 ;;
 esac
+ORIG_ARGS=("$@")
 parse_options "$@"
 case $CMD in
 run) cmd_run ;;

@@ -48,7 +48,7 @@ prepare() {
 	fi
 	(
 		cd "$TREE.tmp"
-		git init -q -b kfdmp
+		git_init . kfdmp
 		git config core.autocrlf false
 		git config gc.auto 0
 		# Debian's source tarball ignores every top-level entry in

@@ -188,7 +188,8 @@ def parse_params(text):
 
 def modinfo_params(ko):
     """{name: {'kind': 'modinfo', 'desc': ...}} from `modinfo -p KO`."""
-    out = subprocess.run(["modinfo", "-p", ko], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(["modinfo", "-p", ko], check=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True).stdout
     params = {}
     for line in out.splitlines():
         name, sep, desc = line.partition(":")
@@ -285,7 +286,8 @@ def add_source_args(p):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub = ap.add_subparsers(dest="cmd")
+    sub.required = True  # not add_subparsers(required=): Python 3.6 (EL8) lacks it
     p = sub.add_parser("list")
     p.add_argument("matrix")
     p.add_argument("--configs", default="")

@@ -324,7 +324,8 @@ def build_document(run_dir):
         "run": {k: env.get(k) for k in ("run_id", "started_at", "finished_at", "host", "kernel", "kver",
                                         "series_base", "series_id", "tree_head", "module", "module_vermagic",
                                         "dry_run", "procs", "repeat", "duration", "warmup", "trace",
-                                        "matrix", "note")},
+                                        "matrix", "note", "tree", "tree_from", "tree_package", "tree_state",
+                                        "tree_check", "tree_modified", "trace_unavailable")},
         "box_checks": [{"check": c, "status": s, "detail": d}
                        for c, s, d in read_tsv(os.path.join(run_dir, "box-checks.tsv"), 3)],
         "matrix": configs,
@@ -461,7 +462,15 @@ def markdown(doc, plots):
           f"- harness: processes {run.get('procs') or '?'}, repeat {run.get('repeat') or '?'}, "
           f"window {run.get('duration') or '?'} s (warm-up {run.get('warmup') or '?'} s), "
           f"trace {run.get('trace') or '?'}, workloads {', '.join(doc['workloads']) or '?'}",
-          f"- matrix: `{run.get('matrix') or '?'}`", ""]
+          f"- matrix: `{run.get('matrix') or '?'}`"]
+    if run.get("trace_unavailable"):
+        L += [f"- tracing could not run (first at {run['trace_unavailable']}); the workloads ran without traces"]
+    if run.get("tree"):
+        L += [f"- driver tree: `{run['tree']}`{' (' + run['tree_from'] + ')' if run.get('tree_from') else ''}, "
+              f"package {run.get('tree_package') or 'none known'}, state **{run.get('tree_state') or '?'}** "
+              f"({run.get('tree_check') or '?'})"
+              + (f"; modified: {run['tree_modified']}" if run.get("tree_modified") else "")]
+    L += [""]
     if run.get("note"):
         L += [f"Note: {run['note']}", ""]
     if doc["box_checks"]:
@@ -577,7 +586,8 @@ def gnuplot_terminal():
     if not gp:
         return None
     try:
-        out = subprocess.run([gp, "-e", "set terminal"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([gp, "-e", "set terminal"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True, timeout=30)
         text = out.stdout + out.stderr
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -638,7 +648,8 @@ def write_plots(doc, out_dir, enabled):
             text = f.read().replace("TERMINAL", term)
         with open(gp, "w", encoding="utf-8") as f:
             f.write(text)
-        r = subprocess.run(["gnuplot", os.path.basename(gp)], cwd=pdir, capture_output=True, text=True)
+        r = subprocess.run(["gnuplot", os.path.basename(gp)], cwd=pdir, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
         png = gp[:-3] + ".png"
         if r.returncode != 0 or not os.path.exists(png):
             return made, f"plots: gnuplot failed on {gp}: {r.stderr.strip()[:300]}"

@@ -32,7 +32,9 @@
 #              amddrm_buddy amd-sched amdttm amdkcl; ours loaded in the
 #              reverse order; the stock stack back at the end, after a
 #              refused companion, a refused amdgpu, and SIGINT; the dry run
-#              builds with make modules KSRC=<the box's /usr/src/amdgpu-*>
+#              builds with make modules KSRC=<the box's /usr/src/amdgpu-*>;
+#              make testbox typed as on the box (no KSRC, --stack, --module):
+#              the inner make modules gets the registered tree and no SERIES
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # The stubs are written in single quotes on purpose: they expand when they run.
 # shellcheck disable=SC2015,SC2016
@@ -170,6 +172,11 @@ printf '#!/bin/sh\nexit 0\n' >"$tmp/harness/kfdmp-worker"
 chmod +x "$tmp/harness/kfdmp" "$tmp/harness/kfdmp-worker"
 export PATH=$tmp/bin:$PATH
 export KFDMP_USR_SRC=$MOCK/usr/src
+# scripts/check-box.sh is tested by box-path-test.sh; here it would only add
+# its 3-8 s to every run.
+export KFDMP_PREFLIGHT_DONE=1
+# This machine's Secure Boot state and processes are not the mock box's.
+export KFDMP_EFIVARS=$MOCK/efivars KFDMP_LOCKDOWN=$MOCK/lockdown KFDMP_SIG_ENFORCE=$MOCK/sig_enforce KFDMP_PROC=$MOCK/proc
 
 cat >"$tmp/matrix.conf" <<'EOF'
 stock | - | defaults
@@ -233,7 +240,7 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' bash -c "$(declare -f tb); tb --configs all,stock --out '$tmp/int'" >"$tmp/int.log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
 [ -e "$KFDMP_MOD_SYSFS/parameters/kfd_mp" ] && ok "ctrl-c: the module under test is loaded while kfdmp runs" || bad "ctrl-c: ours not loaded"
 kill -INT -- "-$pid" || bad "ctrl-c: no process group $pid"
 rc=0; wait "$pid" || rc=$?
@@ -414,6 +421,35 @@ stock_stack && ok "dkms full: the stock stack is back (7 modules, amdgpu stock)"
 grep -q '^status=ok$' "$tmp/dk/restore.env" && grep -q 'stock amdgpu stack loaded' "$tmp/dk/restore.env" && ok "dkms full: restore.env: $(sed -n 's/^detail=//p' "$tmp/dk/restore.env")" || bad "dkms full: restore.env"
 grep -q '^stack=dkms$' "$tmp/dk/run.env" && ok "dkms: run.env says stack=dkms" || bad "dkms: run.env"
 
+# make testbox as the box's owner types it: no KSRC, no --stack, no
+# --module. The inner make modules is a stub that logs the SERIES it gets
+# (an argument wins over the environment) and prints the stack's modules.
+gmake=$(command -v make)
+cat >"$tmp/bin/make" <<STUB
+#!/usr/bin/env bash
+case " \$* " in
+*" modules "*)
+	eff=\${SERIES-unset}
+	for a in "\$@"; do case \$a in SERIES=*) eff=\${a#SERIES=} ;; esac; done
+	echo "series=[\$eff] \$*" >>"\$MOCK/make.log"
+	for m in amdgpu amdkcl amdttm amd-sched amddrm_buddy amddrm_ttm_helper amdxcp; do
+		printf '%s  %s\\n' "\$(find "$stack" -name "\$m.ko")" "\$KVER SMP mod_unload modversions"
+	done ;;
+*) exec "$gmake" "\$@" ;;
+esac
+STUB
+chmod +x "$tmp/bin/make"
+rc=0; KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox TESTBOX_ARGS="--matrix $tmp/matrix.conf --configs stock --harness-dir $tmp/harness --no-trace --workloads latency --repeat 1 --load-timeout 3 --out $tmp/mk" >"$tmp/mk.log" 2>&1 || rc=$?
+rm "$tmp/bin/make"
+[ "$rc" = 0 ] && [ -s "$tmp/mk/report/summary.md" ] && ok "make testbox (no KSRC/--stack/--module): built, loaded, measured, restored, reported" ||
+	{ tail -n 30 "$tmp/mk.log"; bad "make testbox: exit $rc"; }
+grep -qF "series=[] -s -C $root modules KSRC=$src KVER=$KVER" "$MOCK/make.log" &&
+	ok "make testbox: the inner make modules gets KSRC=<the registered tree> and no SERIES (the series follows the tree)" ||
+	bad "make testbox: inner make: $(cat "$MOCK/make.log" 2>/dev/null)"
+grep -qF -- "- driver tree: \`$src\` (dkms status: amdgpu 6.12.12-2194681.el8 installed for $KVER)" "$tmp/mk/report/summary.md" &&
+	ok "make testbox: the report names the tree and where it came from" || { grep -i tree "$tmp/mk/report/summary.md" || true; bad "make testbox: no tree in summary.md"; }
+stock_stack && ok "make testbox: the stock stack is back" || bad "make testbox: stock stack not back"
+
 # A companion that insmod refuses: the half-loaded stack goes, the stock one comes back.
 : >"$MOCK/ops.log"
 rc=0; MOCK_FAIL_INSMOD=amddrm_buddy tbd --configs all --out "$tmp/dkc" >"$tmp/dkc.log" 2>&1 || rc=$?
@@ -440,20 +476,20 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' bash -c "$(declare -f tbd); tbd --configs all --out '$tmp/dki'" >"$tmp/dki.log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -e "$MOCK/kfdmp-started" ] && break; sleep 0.1; done
 [ -e "$KFDMP_MOD_SYSFS/parameters/kfd_mp" ] && [ -d "$MOCK/sys/module/amdkcl" ] && ok "dkms ctrl-c: our stack is loaded while kfdmp runs" || bad "dkms ctrl-c: ours not loaded"
 kill -INT -- "-$pid" || bad "dkms ctrl-c: no process group $pid"
 rc=0; wait "$pid" || rc=$?
 [ "$rc" = 130 ] && ok "dkms ctrl-c: exit 130" || { tail -n 20 "$tmp/dki.log"; bad "dkms ctrl-c: exit $rc"; }
 stock_stack && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "dkms ctrl-c: the stock stack is back, no state left" || bad "dkms ctrl-c: stock stack not back"
 
-# The dry run on the box: builds from the newest /usr/src/amdgpu-* with make modules KSRC=.
+# The dry run on the box: builds from the tree dkms status names for KVER (a sibling is never picked by name).
 mkdir -p "$MOCK/usr/src/amdgpu-6.12.12-2164967.el8/amd/dkms"
 cp "$src/dkms.conf" "$MOCK/usr/src/amdgpu-6.12.12-2164967.el8/"
 rc=0; out=$(KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" --dry-run --matrix "$tmp/matrix.conf" --configs all --no-trace --out "$tmp/dkd" \
 	--harness-dir "$tmp/harness" --params-from series 2>&1) || rc=$?
 grep -qF "would run: make -C $root modules KSRC=$src KVER=$KVER" <<<"$out" &&
-	ok "dkms dry run: builds from the newest /usr/src/amdgpu-* with make modules KSRC=... KVER=$KVER" || { printf '%s\n' "$out" | tail -n 30; bad "dkms dry run: no make modules KSRC= line (exit $rc)"; }
+	ok "dkms dry run: builds from the tree dkms status names, make modules KSRC=... KVER=$KVER" || { printf '%s\n' "$out" | tail -n 30; bad "dkms dry run: no make modules KSRC= line (exit $rc)"; }
 grep -q 'would run: rmmod amdxcp' <<<"$out" && grep -q 'would run: insmod <amdkcl.ko of the build>' <<<"$out" &&
 	ok "dkms dry run: prints the companions' unloads and loads" || bad "dkms dry run: companions"
 rc=0; out=$(KSRC=/usr/src/linux-source-6.12.tar.xz KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" check --no-trace 2>&1) || rc=$?

@@ -1,4 +1,5 @@
 #include "json.h"
+#include "num_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -38,9 +39,7 @@ void write_number(std::string& out, double d)
 		out += "null";
 		return;
 	}
-	char buf[32];
-	auto r = std::to_chars(buf, buf + sizeof buf, d); // shortest round-trip form
-	out.append(buf, r.ptr);
+	out += kfdmp::format_double(d); // shortest round-trip form
 }
 
 class Parser {
@@ -226,8 +225,7 @@ private:
 		while (i_ < t_.size() && std::string_view("0123456789.eE+-").find(t_[i_]) != std::string_view::npos)
 			++i_;
 		double d = 0;
-		auto r = std::from_chars(t_.data() + start, t_.data() + i_, d);
-		if (start == i_ || r.ec != std::errc() || r.ptr != t_.data() + i_) {
+		if (start == i_ || !kfdmp::parse_double(t_.substr(start, i_ - start), d)) {
 			i_ = start;
 			fail("bad value");
 		}

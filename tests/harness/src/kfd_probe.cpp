@@ -1,10 +1,10 @@
 #include "kfd_probe.h"
 
 #include "kfd_dump.h"
+#include "num_text.h"
 
 #include <cerrno>
 #include <cstring>
-#include <charconv>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
@@ -52,8 +52,7 @@ std::vector<std::string> subdirectories(const std::string& path)
 std::optional<double> as_number(std::string_view s)
 {
 	double d = 0;
-	auto r = std::from_chars(s.data(), s.data() + s.size(), d);
-	if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
+	if (!kfdmp::parse_double(s, d))
 		return std::nullopt;
 	return d;
 }
