@@ -49,7 +49,7 @@ part_dev() {
 }
 part_get() { local d; d=$(part_dev); [ -n "$d" ] && tr -d ' \n' <"$d/$1" 2>/dev/null; }
 part_count() { case $1 in DPX) echo 2 ;; QPX | CPX) echo 4 ;; *) echo 1 ;; esac; }
-kfd_users() { find "$KFD_SYSFS/proc" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null; }
+kfd_processes() { find "$KFD_SYSFS/proc" -mindepth 1 -maxdepth 1 -printf '%f ' 2>/dev/null; }
 kfd_gpu_nodes() { gfx94_nodes | wc -l; }
 
 # arm_begin CDIR: before the arm's load. Writes arm.env; an optional
@@ -106,8 +106,8 @@ partition_apply() {
 	if [ "$cur" != "$want" ]; then
 		if ! printf '%s\n' "${avail//,/$'\n'}" | grep -qx "$want"; then
 			PART_WHY="$want is not supported (available: ${avail:-none listed}; memory $mem)"
-		elif [ -n "$(kfd_users)" ]; then
-			PART_WHY="KFD in use by pid(s) $(kfd_users)- a partition switch needs no KFD user"
+		elif [ -n "$(kfd_processes)" ]; then
+			PART_WHY="KFD in use by pid(s) $(kfd_processes)- a partition switch needs no KFD user"
 		fi
 		if [ -z "$PART_WHY" ]; then
 			[ -f "$PART_STATE" ] || { mkdir -p "$STATE_DIR"; printf 'compute=%s\nmemory=%s\ndevice=%s\n' "$cur" "$mem" "$dev" >"$PART_STATE"; }
@@ -155,8 +155,8 @@ partition_restore() {
 		echo "compute partition is $orig as at the start"
 		return 0
 	fi
-	if [ -n "$(kfd_users)" ]; then
-		echo "compute partition: KFD in use by pid(s) $(kfd_users)- $orig not restored"
+	if [ -n "$(kfd_processes)" ]; then
+		echo "compute partition: KFD in use by pid(s) $(kfd_processes)- $orig not restored"
 		return 1
 	fi
 	echo "$orig" >"$dev/current_compute_partition" 2>/dev/null || true
