@@ -41,7 +41,6 @@ unsigned int kfd_mp_doorbell_id(struct qcm_process_device *qpd,
 void kfd_mp_rlq_dqm_init(struct device_queue_manager *dqm);
 void kfd_mp_rlq_dqm_fini(struct device_queue_manager *dqm);
 void kfd_mp_dqm_lock(struct device_queue_manager *dqm);
-int kfd_mp_rlq_dqm_execute(struct device_queue_manager *dqm);
 /* in kfd_device_queue_manager.c */
 int kfd_dqm_rlq_cycle(struct kfd_mp_rlq *rlq, struct list_head *batch,
 		      unsigned int n);
