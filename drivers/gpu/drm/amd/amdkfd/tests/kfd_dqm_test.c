@@ -403,6 +403,7 @@ struct kfd_dqm_worker {
 	unsigned int sdma;	/* of them, SDMA queues */
 	unsigned int rounds;
 	bool evict;
+	unsigned int delay_us;	/* after the start, before the first call */
 	int errors;
 	struct completion *start;
 	struct completion done;
@@ -418,6 +419,8 @@ static int kfd_dqm_worker_fn(void *data)
 	/* the static stubs follow the test, as in the test's own thread */
 	current->kunit_test = w->test;
 	wait_for_completion(w->start);
+	if (w->delay_us)
+		fsleep(w->delay_us);
 	for (r = 0; r < w->rounds; r++) {
 		for (i = 0; i < w->queues; i++) {
 			enum kfd_queue_type type = i < w->sdma ?
@@ -451,6 +454,7 @@ struct kfd_dqm_run {
 	unsigned int sdma;
 	unsigned int rounds;
 	bool evict;
+	unsigned int stagger_us;	/* process i starts i * stagger_us late */
 	/* results */
 	unsigned int cycles;
 	unsigned int runlists;
@@ -479,6 +483,7 @@ static void kfd_dqm_run(struct kunit *test, struct kfd_fake_node *fake,
 		w[i].sdma = run->sdma;
 		w[i].rounds = run->rounds;
 		w[i].evict = run->evict;
+		w[i].delay_us = i * run->stagger_us;
 		w[i].start = &start;
 		init_completion(&w[i].done);
 		t = kthread_run(kfd_dqm_worker_fn, &w[i], "kfd_dqm_w%u", i);
@@ -1507,12 +1512,14 @@ static void kfd_dqm_test_map_fail_destroy(struct kunit *test)
 
 /*
  * The benchmark on the real code: P processes each create then destroy 5
- * queues (4 compute, 1 SDMA) at once, 200 us emulated preemption, stock
- * against queued; optionally each process is evicted and restored in
- * between. Figures only, printed; no timing is asserted.
+ * queues (4 compute, 1 SDMA), 200 us emulated preemption, stock against
+ * queued; optionally each process is evicted and restored in between.
+ * The processes start at once, or process i starts i * stagger_us late,
+ * as real ranks do (tens to hundreds of milliseconds apart). Figures
+ * only, printed; no timing is asserted.
  */
 static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
-			      bool evict)
+			      bool evict, unsigned int stagger_us)
 {
 	struct kfd_dqm_run run[2];
 	unsigned int i;
@@ -1526,14 +1533,15 @@ static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
 		run[i].sdma = 1;
 		run[i].rounds = 1;
 		run[i].evict = evict;
+		run[i].stagger_us = stagger_us;
 		fake = kfd_dqm_setup(test, &kfd_fake_mi300x, i == 1, 200);
 		kfd_dqm_run(test, fake, &run[i]);
 		KUNIT_EXPECT_EQ(test, run[i].errors, 0);
 		kfd_dqm_check(test, fake);
 		kfd_dqm_teardown(test, fake);
 	}
-	kunit_info(test, "bench %u procs x 5 queues%s, 200 us preemption: stock %u cycles %llu us, queued %u cycles %llu us: %u.%02ux fewer cycles, %llu.%02llux less time\n",
-		   procs, evict ? " + evict/restore" : "",
+	kunit_info(test, "bench %u procs x 5 queues%s, %u us apart, 200 us preemption: stock %u cycles %llu us, queued %u cycles %llu us: %u.%02ux fewer cycles, %llu.%02llux less time\n",
+		   procs, evict ? " + evict/restore" : "", stagger_us,
 		   run[0].cycles, run[0].wall_us, run[1].cycles, run[1].wall_us,
 		   run[0].cycles / max(run[1].cycles, 1U),
 		   run[0].cycles * 100 / max(run[1].cycles, 1U) % 100,
@@ -1542,15 +1550,21 @@ static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
 			     max_t(u64, run[1].wall_us, 1)) % 100);
 }
 
-/* three runs of each: the spread is part of the figure */
+/*
+ * Three runs of each: the spread is part of the figure. Staggered
+ * starts 1, 10 and 100 ms apart beside the simultaneous one: once the
+ * gap exceeds a cycle, there is little left to batch.
+ */
 static void kfd_dqm_test_bench(struct kunit *test)
 {
-	unsigned int i;
+	static const unsigned int stagger_us[] = { 0, 1000, 10000, 100000 };
+	unsigned int i, j;
 
 	for (i = 0; i < 3; i++) {
-		kfd_dqm_bench_one(test, 8, false);
-		kfd_dqm_bench_one(test, 16, false);
-		kfd_dqm_bench_one(test, 8, true);
+		for (j = 0; j < ARRAY_SIZE(stagger_us); j++)
+			kfd_dqm_bench_one(test, 8, false, stagger_us[j]);
+		kfd_dqm_bench_one(test, 16, false, 0);
+		kfd_dqm_bench_one(test, 8, true, 0);
 	}
 }
 
@@ -1589,3 +1603,6 @@ static struct kunit_suite kfd_dqm_test_suite = {
 };
 
 kunit_test_suite(kfd_dqm_test_suite);
+
+/* tenant control on the same node and helpers */
+#include "kfd_tenant_test.c"
