@@ -164,8 +164,12 @@ if [ -n "${MOCK_KFDMP_SLEEP:-}" ]; then
 	sleep "$MOCK_KFDMP_SLEEP" & wait
 fi
 [ -z "${MOCK_BREAK_RMMOD:-}" ] || touch "$MOCK/rmmod-fails"
-mkdir -p "$KFDMP_KFD_SYSFS/proc/777/queues/0" "$KFDMP_KFD_SYSFS/proc/777/queues/1"
-sleep 1.2
+# Both queues appear at once (a rename), for two sampling periods: on a
+# loaded machine a sampler that saw the directory half made, or not at
+# all, failed the queues.tsv check.
+mkdir -p "$KFDMP_KFD_SYSFS/proc/.777/queues/0" "$KFDMP_KFD_SYSFS/proc/.777/queues/1"
+mv "$KFDMP_KFD_SYSFS/proc/.777" "$KFDMP_KFD_SYSFS/proc/777"
+sleep 2
 cp "$MOCK_SAMPLE/configs/stock/$wl/results.json" "$out/results.json"
 cp "$MOCK_SAMPLE/configs/stock/mp_stats.after" "$KFDMP_KFD_DEBUGFS/mp_stats"
 rm -rf "$KFDMP_KFD_SYSFS/proc/777"
