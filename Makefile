@@ -14,6 +14,8 @@
 #   make deps      install the build machine's packages (Debian 12 only)
 #   make box-shaped-test  the box's two commands on a box-shaped system built
 #                  from Debian 11 packages (root; tests/testbox/boxroot.sh)
+#   make hip-gfx942-check  the harness's HIP build for gfx942 with Debian
+#                  sid's hipcc 7.0.2 in a sid chroot (root; mmdebstrap)
 #
 # Overrides: KVER, KDIR, KSRC, BUILD, JOBS, DC, SERIES (see README.md).
 SHELL := /bin/bash
@@ -27,7 +29,7 @@ CTEST_ARGS ?= -LE long
 
 include scripts/testbox.mk
 
-.PHONY: all modules tree series check-series kunit smoke test test-all deps check-box box-shaped-test clean help
+.PHONY: all modules tree series check-series kunit smoke test test-all deps check-box box-shaped-test hip-gfx942-check clean help
 
 all: modules
 
@@ -45,6 +47,9 @@ check-box:
 
 box-shaped-test:
 	KFDMP_BOX_SHAPED=1 tests/testbox/box-shaped-test.sh
+
+hip-gfx942-check:
+	tests/testbox/hip-gfx942-check.sh
 
 tree:
 	scripts/tree.sh apply

@@ -2,41 +2,58 @@
 # Run the device queue manager KUnit suite (kfd_dqm: the real dqm, packet
 # manager and MQD managers on a fake MI300 node with a software HWS) with
 # tools/testing/kunit/kunit.py on x86_64 under QEMU (TCG: no KVM here),
-# amdgpu and amdkfd built in, lockdep and KASAN on
-# (tests/kernel/kunit-x86.kunitconfig). The build directory
-# ($BUILD/kunit-x86) is kept, so a second run rebuilds only what changed.
-# Fails on any failed or crashed test, on no test run, or if lockdep or
-# KASAN was off. Extra arguments go to kunit.py (e.g. a suite filter).
+# amdgpu and amdkfd built in, on an SMP preemptible guest (4 vCPUs) with
+# lockdep and KASAN (tests/kernel/kunit-x86.kunitconfig).
+#
+#   scripts/kunit-x86.sh [KUNIT.PY ARGS...]          lockdep + KASAN
+#   scripts/kunit-x86.sh --kcsan [KUNIT.PY ARGS...]  lockdep + KCSAN
+#
+# --kcsan uses tests/kernel/kunit-x86-kcsan.kunitconfig (KCSAN excludes
+# KASAN) in its own build directory. The build directory
+# ($BUILD/kunit-x86 or $BUILD/kunit-x86-kcsan) is kept, so a second run
+# rebuilds only what changed. Fails on any failed or crashed test, on no
+# test run, if an option of the configuration is off, or on a lockdep,
+# KASAN or KCSAN report. Extra arguments go to kunit.py (e.g. a suite
+# filter).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-kunitconfig=$ROOT/tests/kernel/kunit-x86.kunitconfig
-out=$BUILD/kunit-x86
-log=$BUILD/kunit-x86.log
+name=kunit-x86
+sanitizer=CONFIG_KASAN
+if [ "${1:-}" = --kcsan ]; then
+	shift
+	name=kunit-x86-kcsan
+	sanitizer=CONFIG_KCSAN
+fi
+kunitconfig=$ROOT/tests/kernel/$name.kunitconfig
+out=$BUILD/$name
+log=$BUILD/$name.log
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (scripts/setup-deps.sh)"
 
 "$ROOT/scripts/tree.sh" apply
 mkdir -p "$out"
 rc=0
 start=$(date +%s)
-# -smp 2, but the kernel has NR_CPUS=1: the guest uses one CPU (README).
-# -m 2048 for KASAN.
+# -smp 4 with an SMP, preemptible kernel (NR_CPUS=4, PREEMPT): the
+# concurrency cases run on 4 vCPUs. -m 2048 for KASAN.
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig "$kunitconfig" --build_dir "$out" --jobs "$JOBS" \
-	--qemu_args="-smp 2 -m 2048" --timeout 1800 "$@") 2>&1 | tee "$log" || rc=$?
+	--qemu_args="-smp 4 -m 2048" --timeout 1800 "$@") 2>&1 | tee "$log" || rc=$?
 note "kunit.py took $(( $(date +%s) - start )) s"
 # What the tests print (kunit_info): the benchmark and the concurrency runs.
 if [ -f "$out/test.log" ]; then
 	echo "--- figures printed by the tests ($out/test.log) ---"
 	grep -E '^[[:space:]]+# kfd_dqm_[a-z0-9_]+: ' "$out/test.log" | sed 's/^[[:space:]]*# //' || true
 fi
-for opt in CONFIG_PROVE_LOCKING CONFIG_KASAN CONFIG_HSA_AMD CONFIG_HSA_AMD_DQM_KUNIT_TEST; do
+for opt in CONFIG_SMP CONFIG_PREEMPT CONFIG_PROVE_LOCKING $sanitizer CONFIG_HSA_AMD CONFIG_HSA_AMD_DQM_KUNIT_TEST; do
 	grep -q "^$opt=y" "$out/.config" || die "$opt is not set in $out/.config"
 done
+ncpus=$(sed -n 's/^CONFIG_NR_CPUS=//p' "$out/.config")
+[ "${ncpus:-1}" -ge 4 ] || die "CONFIG_NR_CPUS=${ncpus:-1} in $out/.config: the guest must have 4 CPUs"
 [ "$rc" = 0 ] || die "KUnit failed (log: $log)"
 grep -Eq 'Testing complete\. Ran [1-9][0-9]* tests: passed: [0-9]+$' "$log" ||
 	die "KUnit ran no test, or not every test passed (log: $log)"
-if grep -Eq 'BUG: KASAN|WARNING: possible circular|WARNING: .*lock|BUG: sleeping function' "$out/test.log" 2>/dev/null; then
-	die "lockdep or KASAN reported a problem (log: $out/test.log)"
+if grep -Eq 'BUG: KASAN|BUG: KCSAN|WARNING: possible circular|WARNING: .*lock|BUG: sleeping function' "$out/test.log" 2>/dev/null; then
+	die "lockdep, KASAN or KCSAN reported a problem (log: $out/test.log)"
 fi

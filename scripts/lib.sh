@@ -82,10 +82,10 @@ series_patches() {
 
 # Build flags for amdgpu.ko out of tree: amdgpu_trace.h includes itself
 # through a path relative to the kernel tree, so drivers/gpu must be on the
-# include path.
+# include path. KCFLAGS from the environment is kept (series.sh check: -g0).
 kbuild_module() {
 	local tree=$1; shift
-	make -C "$KDIR" M="$tree/$AMDGPU_DIR" KCFLAGS="-I$tree/drivers/gpu" \
+	make -C "$KDIR" M="$tree/$AMDGPU_DIR" KCFLAGS="-I$tree/drivers/gpu${KCFLAGS:+ $KCFLAGS}" \
 		-j"$JOBS" "$@"
 }
 

@@ -439,6 +439,10 @@ cmd_check() {
 	[ -n "$(series_patches)" ] || die "$PATCHES_REL holds no patch"
 	command -v sparse >/dev/null || die "sparse is missing (scripts/setup-deps.sh)"
 	check_apply || { echo "series check: FAILED"; exit 1; }
+	# The compile checks look for errors and warnings only: no debug
+	# information (kbuild appends KCFLAGS last, so -g0 wins over the
+	# config's -g). They build in their own trees, never the module's.
+	export KCFLAGS="${KCFLAGS:+$KCFLAGS }-g0"
 	check_export
 	if [ "$SERIES" = linux-6.12 ]; then
 		check_drivers

@@ -32,6 +32,7 @@ EVENTS=(
 	amdkfd:kfd_unmap_queues
 	amdkfd:kfd_rlq_request
 	amdkfd:kfd_rlq_cycle
+	amdkfd:kfd_tenant_ctl
 )
 MP_STATS=${KFDMP_KFD_DEBUGFS:-/sys/kernel/debug/kfd}/mp_stats
 # The mount points, in order; overridable for tests.

@@ -13,6 +13,10 @@
 #                                       the user "owner" unless BOX_USER=root)
 #   tests/testbox/boxroot.sh path       print the root directory
 #
+# KFDMP_BOXROOT_CACHE: where the root is cached; KFDMP_BOX_BUILD: the
+# host directory mounted over the checkout's build/ in the root, so the
+# commands there run as typed (no BUILD=) and the host's build/ is kept.
+#
 # The root is cached outside the clone, keyed by this script's package
 # list: KFDMP_BOXROOT_CACHE (default /var/cache/kfdmp), so a second CI run
 # on the same machine reuses it. Needs root and mmdebstrap (apt-get install
@@ -56,7 +60,10 @@ build() {
 	rm -rf "$BOX.tmp"
 	mkdir -p "$CACHE"
 	echo "boxroot: building $BOX from bullseye ($uri)"
-	mmdebstrap --variant=minbase --include="${PKGS// /,}" bullseye "$BOX.tmp" "$uri" >"$CACHE/boxroot-$key.log" 2>&1 ||
+	# No fsync per file (force-unsafe-io): a root whose build fails is
+	# thrown away (the .tmp directory), so nothing needs to survive a crash.
+	mmdebstrap --variant=minbase --dpkgopt=force-unsafe-io --aptopt='Acquire::Languages "none"' \
+		--include="${PKGS// /,}" bullseye "$BOX.tmp" "$uri" >"$CACHE/boxroot-$key.log" 2>&1 ||
 		die "mmdebstrap failed: $CACHE/boxroot-$key.log"
 	local r=$BOX.tmp
 	# EL8-shaped: no dpkg/apt, an EL os-release, headers under /usr/src/kernels.
@@ -92,15 +99,18 @@ run() {
 	local user=${BOX_USER:-owner}
 	# The checkout at /src; Debian's linux-source-6.12 (register headers the
 	# public tarball lacks) at its usual path; a build directory outside the
-	# checkout, so the host's build/ is not touched.
-	mkdir -p "$CACHE/boxbuild-$key"
-	chmod 777 "$CACHE/boxbuild-$key"
+	# checkout, mounted over /src/build, so the host's build/ is not
+	# touched: KFDMP_BOX_BUILD (default: in the cache; CI gives build/box,
+	# whose modules rocm-qemu-smoke loads).
+	local bld=${KFDMP_BOX_BUILD:-$CACHE/boxbuild-$key}
+	mkdir -p "$bld"
+	chmod 777 "$bld"
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	unshare -m --propagation private -- bash -c '
 		set -e
 		r=$1 src=$2 bld=$3 user=$4; shift 4
 		mount --bind "$src" "$r/src"
-		mkdir -p "$r/var/tmp/kfdmp-build"; mount --bind "$bld" "$r/var/tmp/kfdmp-build"
+		mkdir -p "$r/src/build"; mount --bind "$bld" "$r/src/build"
 		mount -t proc proc "$r/proc"
 		mount --bind /dev "$r/dev"
 		if [ -f /usr/src/linux-source-6.12.tar.xz ]; then
@@ -109,9 +119,9 @@ run() {
 		fi
 		exec chroot "$r" /usr/bin/env -i HOME=/home/owner TERM=dumb \
 			PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
-			BUILD=/var/tmp/kfdmp-build JOBS="${JOBS:-2}" \
+			JOBS="${JOBS:-2}" \
 			su -s /bin/bash "$user" -c "cd /src && $*"
-	' boxroot "$BOX" "$root" "$CACHE/boxbuild-$key" "$user" "$@"
+	' boxroot "$BOX" "$root" "$bld" "$user" "$@"
 }
 
 case ${1:-} in

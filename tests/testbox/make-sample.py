@@ -25,9 +25,9 @@ import kfdmp_params  # noqa: E402
 # The arms are the project's matrix (one source of truth):
 # (name, [params], description, hypothesis, partition, kfdmp options).
 CONFIGS = kfdmp_params.read_arms(os.path.join(HERE, "matrix.conf"))
-# An optional parameter no sample module has: the arm is skipped.
-SKIPPED = {"dequeue-wait": "skipped: the module build/tree/drivers/gpu/drm/amd/amdgpu/amdgpu.ko has no parameter "
-                           "kfd_short_dequeue_wait (the arm's change is not in this build)"}
+# Arms skipped in the sample, with their reason (an optional parameter, '?name=v'
+# in matrix.conf, that the loaded module lacks): none today.
+SKIPPED = {}
 EFFECTIVE = {
     "stock": {"kfd_mp": "0", "kfd_queue_slot_policy": "default", "kfd_doorbell_placement": "default",
               "kfd_queued_runlist": "default"},
@@ -304,8 +304,7 @@ def main(argv):
 
 A recorded run in the layout scripts/testbox.sh writes (scripts/report/README.md),
 with made-up numbers shaped after the field measurements: every arm of
-tests/testbox/matrix.conf (the dequeue-wait arm skipped, as a module without its
-parameter does), workloads latency and saturate, N = 1, 2, 4, 8 (DPX: 1, 2; CPX: 1, 4, 8),
+tests/testbox/matrix.conf, workloads latency and saturate, N = 1, 2, 4, 8 (DPX: 1, 2; CPX: 1, 4, 8),
 {REPEAT} repeats. It exists so that `scripts/testbox.sh --dry-run` and the ctest
 tests can run the report generator without a GPU. Regenerate with
 `tests/testbox/make-sample.py`; never mix it with measurements.

@@ -34,7 +34,10 @@
 #              refused companion, a refused amdgpu, and SIGINT; the dry run
 #              builds with make modules KSRC=<the box's /usr/src/amdgpu-*>;
 #              make testbox typed as on the box (no KSRC, --stack, --module):
-#              the inner make modules gets the registered tree and no SERIES
+#              the inner make modules gets the registered tree and no SERIES;
+#              as root with SUDO_UID/SUDO_GID set (sudo make testbox), what
+#              the run wrote under BUILD is handed back to that user, and a
+#              file another user owns there is left alone
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # The stubs are written in single quotes on purpose: they expand when they run.
 # shellcheck disable=SC2015,SC2016
@@ -161,8 +164,12 @@ if [ -n "${MOCK_KFDMP_SLEEP:-}" ]; then
 	sleep "$MOCK_KFDMP_SLEEP" & wait
 fi
 [ -z "${MOCK_BREAK_RMMOD:-}" ] || touch "$MOCK/rmmod-fails"
-mkdir -p "$KFDMP_KFD_SYSFS/proc/777/queues/0" "$KFDMP_KFD_SYSFS/proc/777/queues/1"
-sleep 1.2
+# Both queues appear at once (a rename), for two sampling periods: on a
+# loaded machine a sampler that saw the directory half made, or not at
+# all, failed the queues.tsv check.
+mkdir -p "$KFDMP_KFD_SYSFS/proc/.777/queues/0" "$KFDMP_KFD_SYSFS/proc/.777/queues/1"
+mv "$KFDMP_KFD_SYSFS/proc/.777" "$KFDMP_KFD_SYSFS/proc/777"
+sleep 2
 cp "$MOCK_SAMPLE/configs/stock/$wl/results.json" "$out/results.json"
 cp "$MOCK_SAMPLE/configs/stock/mp_stats.after" "$KFDMP_KFD_DEBUGFS/mp_stats"
 rm -rf "$KFDMP_KFD_SYSFS/proc/777"
@@ -439,6 +446,7 @@ case " \$* " in
 esac
 STUB
 chmod +x "$tmp/bin/make"
+cp "$tmp/bin/make" "$tmp/make-stub"
 rc=0; KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox TESTBOX_ARGS="--matrix $tmp/matrix.conf --configs stock --harness-dir $tmp/harness --no-trace --workloads latency --repeat 1 --load-timeout 3 --out $tmp/mk" >"$tmp/mk.log" 2>&1 || rc=$?
 rm "$tmp/bin/make"
 [ "$rc" = 0 ] && [ -s "$tmp/mk/report/summary.md" ] && ok "make testbox (no KSRC/--stack/--module): built, loaded, measured, restored, reported" ||
@@ -449,6 +457,28 @@ grep -qF "series=[] -s -C $root modules KSRC=$src KVER=$KVER" "$MOCK/make.log" &
 grep -qF -- "- driver tree: \`$src\` (dkms status: amdgpu 6.12.12-2194681.el8 installed for $KVER)" "$tmp/mk/report/summary.md" &&
 	ok "make testbox: the report names the tree and where it came from" || { grep -i tree "$tmp/mk/report/summary.md" || true; bad "make testbox: no tree in summary.md"; }
 stock_stack && ok "make testbox: the stock stack is back" || bad "make testbox: stock stack not back"
+
+# sudo make testbox: what the run wrote under build/ (as root) goes back to
+# the user who typed sudo (SUDO_UID/SUDO_GID), so their next make modules
+# can write there; files root does not own are left alone (chown --from).
+if [ "$(id -u)" = 0 ]; then
+	bld=$tmp/sudo-build
+	mkdir -p "$bld/theirs"
+	touch "$bld/theirs/kept"
+	chown 5555:5555 "$bld/theirs/kept"
+	cp "$tmp/make-stub" "$tmp/bin/make"
+	rc=0; SUDO_UID=4242 SUDO_GID=4343 SUDO_USER=owner BUILD=$bld KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox \
+		TESTBOX_ARGS="--matrix $tmp/matrix.conf --configs stock --harness-dir $tmp/harness --no-trace --workloads latency --repeat 1 --load-timeout 3" \
+		>"$tmp/su.log" 2>&1 || rc=$?
+	rm "$tmp/bin/make"
+	rootfiles=$(find "$bld" \( -uid 0 -o -gid 0 \) -printf '%P %u:%g\n' | head -n 5)
+	summary=$(find "$bld" -path '*/report/summary.md' | head -n 1)
+	[ "$rc" = 0 ] && [ -n "$summary" ] && [ -z "$rootfiles" ] && [ "$(stat -c %u:%g "$bld/theirs/kept")" = 5555:5555 ] &&
+		ok "sudo make testbox: build/ handed back to SUDO_UID:SUDO_GID (4242:4343, $(find "$bld" | wc -l) paths), another user's file left alone" ||
+		{ tail -n 10 "$tmp/su.log"; bad "sudo make testbox: exit $rc, report ${summary:-none}; still root's: ${rootfiles:-none}; other user's file: $(stat -c %u:%g "$bld/theirs/kept")"; }
+else
+	echo "skip: the SUDO_UID hand-back needs root (chown)"
+fi
 
 # A companion that insmod refuses: the half-loaded stack goes, the stock one comes back.
 : >"$MOCK/ops.log"

@@ -15,8 +15,11 @@
 #include "kfd_mp_slots.h"
 
 struct device_queue_manager;
+struct file;
 struct kfd_dev;
+struct kfd_ioctl_tenant_ctl_args;
 struct kfd_mp_rlq;
+struct kfd_process;
 struct kfd_process_device;
 struct qcm_process_device;
 struct queue;
@@ -41,10 +44,18 @@ unsigned int kfd_mp_doorbell_id(struct qcm_process_device *qpd,
 void kfd_mp_rlq_dqm_init(struct device_queue_manager *dqm);
 void kfd_mp_rlq_dqm_fini(struct device_queue_manager *dqm);
 void kfd_mp_dqm_lock(struct device_queue_manager *dqm);
-int kfd_mp_rlq_dqm_execute(struct device_queue_manager *dqm);
 /* in kfd_device_queue_manager.c */
 int kfd_dqm_rlq_cycle(struct kfd_mp_rlq *rlq, struct list_head *batch,
 		      unsigned int n);
+int kfd_dqm_tenant_set(struct device_queue_manager *dqm,
+		       struct kfd_process_device **pdds, unsigned int n,
+		       bool suspend, int *status, u64 *wait_ns);
+
+/* kfd_mp_tenant.c: AMDKFD_IOC_TENANT_CTL */
+int kfd_ioctl_tenant_ctl(struct file *filep, struct kfd_process *p,
+			 void *data);
+int kfd_tenant_ctl_procs(struct kfd_process **procs, unsigned int n,
+			 struct kfd_ioctl_tenant_ctl_args *args, s32 *status);
 
 int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
 int kfd_debugfs_mp_stats_reset(const char *buf);

@@ -62,15 +62,18 @@ void kfd_mp_db_init(struct kfd_dev *kfd)
 	}
 	reserved = max(kfd_mp_db_bo_end(adev->doorbell.kernel_doorbells),
 		       kfd_mp_db_bo_end(kfd->doorbells));
+	/* the layout is set up even when off: the parameter is writable */
 	if (kfd_mp_db_layout_init(l, adev->doorbell.size, reserved,
-				  kfd_doorbell_process_slice(kfd), PAGE_SIZE))
-		dev_warn(adev->dev,
-			 "kfd_doorbell_placement: no slots (BAR %llu bytes, kernel doorbells end at %llu)\n",
-			 (u64)adev->doorbell.size, reserved);
-	else if (on)
+				  kfd_doorbell_process_slice(kfd), PAGE_SIZE)) {
+		if (on)
+			dev_warn(adev->dev,
+				 "kfd_doorbell_placement: no slots (BAR %llu bytes, kernel doorbells end at %llu)\n",
+				 (u64)adev->doorbell.size, reserved);
+	} else if (on) {
 		dev_info(adev->dev,
 			 "kfd_doorbell_placement: %u slots of %llu bytes from 0x%llx\n",
 			 l->nslots, l->slice, l->base);
+	}
 }
 
 /*

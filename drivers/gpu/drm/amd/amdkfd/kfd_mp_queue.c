@@ -90,7 +90,9 @@ unsigned int kfd_mp_queue_slot(struct kfd_process_device *pdd,
 /**
  * kfd_mp_doorbell_id - choose the doorbell ID of a new SOC15 CP queue
  * @qpd: the process on the queue's node; its doorbell bitmap is locked by
- *	 the caller (dqm_lock)
+ *	 the caller (the process's p->mutex, held over create and destroy;
+ *	 a queued destroy clears its bit after the cycle while its caller
+ *	 still holds p->mutex)
  * @q: the queue, with its queue ID
  *
  * Under kfd_queue_slot_policy pid or index a compute queue's doorbell ID

@@ -131,27 +131,32 @@ static void kfd_mp_rlq_finish(struct kfd_mp_rlq *q, struct list_head *batch,
 
 /*
  * Owner lock held, after a cycle that preempted but failed to send the
- * runlist: the first request whose result is not yet set keeps the
- * error; the others of @batch that have none of their own go back to the
- * head of the pending list, in ticket order, for the next cycle.
+ * runlist: the first request whose result is not yet set and that is not
+ * a removal (else the first removal) keeps the error; the others of
+ * @batch that have none of their own go back to the head of the pending
+ * list, in ticket order, for the next cycle. A destroy whose queue is
+ * already off the HWS is thus not failed for another process's change.
  *
  * Return: the number of requests put back.
  */
 static unsigned int kfd_mp_rlq_requeue(struct kfd_mp_rlq *q,
 				       struct list_head *batch)
 {
-	struct kfd_mp_rlq_req *req, *tmp;
-	bool kept = false;
+	struct kfd_mp_rlq_req *req, *tmp, *kept = NULL;
 	LIST_HEAD(retry);
 	unsigned int n = 0;
 
-	list_for_each_entry_safe(req, tmp, batch, node) {
+	list_for_each_entry(req, batch, node) {
 		if (req->result)
 			continue;
-		if (!kept) {
-			kept = true;
+		if (!kept || (kept->removal && !req->removal))
+			kept = req;
+		if (!kept->removal)
+			break;
+	}
+	list_for_each_entry_safe(req, tmp, batch, node) {
+		if (req->result || req == kept)
 			continue;
-		}
 		list_move_tail(&req->node, &retry);
 		n++;
 	}
@@ -271,8 +276,9 @@ static int kfd_mp_rlq_wait(struct kfd_mp_rlq *q, struct kfd_mp_rlq_req *req)
 /**
  * kfd_mp_rlq_submit_unlock_wait - record a change and wait for its cycle
  * @q: the queue
- * @req: the request; its @apply and @complete set or NULL, the rest is
- *	initialised here. It must stay valid until this returns.
+ * @req: the request; its @apply and @complete set or NULL and @removal
+ *	set, the rest is initialised here. It must stay valid until this
+ *	returns.
  *
  * Called with the owner lock held, after the owner's state reflects the
  * change; returns with it released. Must not be called from a cycle.

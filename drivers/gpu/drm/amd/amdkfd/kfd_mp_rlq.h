@@ -65,6 +65,10 @@ struct kfd_mp_rlq;
  * @result: 0 or the error of the cycle (or of kfd_mp_rlq_fail_locked())
  * @served: the result is final; the request may be freed
  * @sleeping: the submitter slept for its result
+ * @removal: set by the submitter: the change only takes something off
+ *	the runlist (a destroy), so it is complete once the preemption
+ *	worked. A runlist that then fails to be sent is not blamed on it
+ *	while the batch has another request (kfd_mp_rlq_ops.cycle).
  */
 struct kfd_mp_rlq_req {
 	struct list_head node;
@@ -77,6 +81,7 @@ struct kfd_mp_rlq_req {
 	int result;
 	bool served;
 	bool sleeping;
+	bool removal;
 };
 
 /**
@@ -111,9 +116,10 @@ struct kfd_mp_rlq_cycle_info {
  *	the runlist; @batch lists the requests served. Return 0 or an error
  *	that every request of @batch gets, except when the preemption
  *	passed to kfd_mp_rlq_apply() succeeded: then only the first request
- *	without an error of its own gets it, and the others are served
- *	again by a following cycle (a failed runlist fails one change, as
- *	in stock, where each change has its own cycle).
+ *	without an error of its own that is not a @removal (or, if all are,
+ *	the first) gets it, and the others are served again by a following
+ *	cycle (a failed runlist fails one change, as in stock, where each
+ *	change has its own cycle).
  * @submitted: optional; owner lock held, after @req was queued
  * @account: optional; owner lock held, after a cycle or a failure, with
  *	@batch still intact and every wait_ns and result set

@@ -23,9 +23,9 @@
  * debugged process) and restore_process_queues_cpsch(). All other paths
  * that preempt (kernel queues, debug trap, suspend/resume of queues,
  * halt/unhalt, start/stop, reset, process termination) stay stock: their
- * unmap_queues_cpsch() first runs a cycle for what is pending, and
- * map_queues_cpsch() resends the runlist instead of skipping it when one
- * is active. Decided per node when it is initialised.
+ * unmap_queues_cpsch() first runs a cycle for what is pending, and every
+ * map_queues_cpsch() follows such an unmap, so no change is left
+ * unsubmitted. Decided per node when it is initialised.
  */
 static const char * const kfd_queued_runlist_choices[] = {
 	"default", "off", "on", NULL
@@ -145,17 +145,4 @@ void kfd_mp_dqm_lock(struct device_queue_manager *dqm)
 		kfd_mp_rlq_lock(&dqm->mp_rlq);
 	else
 		dqm_lock(dqm);
-}
-
-/**
- * kfd_mp_rlq_dqm_execute - queued execute_queues_cpsch() and dqm_unlock()
- * @dqm: device queue manager, locked; unlocked on return
- *
- * Return: the result of the cycle that served the change.
- */
-int kfd_mp_rlq_dqm_execute(struct device_queue_manager *dqm)
-{
-	struct kfd_mp_rlq_req req = {};
-
-	return kfd_mp_rlq_submit_unlock_wait(&dqm->mp_rlq, &req);
 }

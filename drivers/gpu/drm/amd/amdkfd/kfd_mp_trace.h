@@ -219,4 +219,35 @@ TRACE_EVENT(kfd_rlq_cycle,
 		  __entry->max_wait_us)
 );
 
+/*
+ * tenant control: one GPU's part of an AMDKFD_IOC_TENANT_CTL call;
+ * wait_ns is its preemption cycle (0: no queue changed), duration_ns the
+ * whole change from entry, dqm_lock included
+ */
+TRACE_EVENT(kfd_tenant_ctl,
+	TP_PROTO(u32 gpu_id, bool suspend, u32 nprocs, int ret, u64 wait_ns,
+		 u64 duration_ns),
+	TP_ARGS(gpu_id, suspend, nprocs, ret, wait_ns, duration_ns),
+	TP_STRUCT__entry(
+		__field(u32, gpu_id)
+		__field(bool, suspend)
+		__field(u32, nprocs)
+		__field(int, ret)
+		__field(u64, wait_ns)
+		__field(u64, duration_ns)
+	),
+	TP_fast_assign(
+		__entry->gpu_id = gpu_id;
+		__entry->suspend = suspend;
+		__entry->nprocs = nprocs;
+		__entry->ret = ret;
+		__entry->wait_ns = wait_ns;
+		__entry->duration_ns = duration_ns;
+	),
+	TP_printk("gpu_id=%u op=%s procs=%u ret=%d wait_ns=%llu duration_ns=%llu",
+		  __entry->gpu_id, __entry->suspend ? "suspend" : "resume",
+		  __entry->nprocs, __entry->ret, __entry->wait_ns,
+		  __entry->duration_ns)
+);
+
 #endif /* _KFD_MP_TRACE_H_ */

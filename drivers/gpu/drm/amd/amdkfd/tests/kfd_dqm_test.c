@@ -403,6 +403,7 @@ struct kfd_dqm_worker {
 	unsigned int sdma;	/* of them, SDMA queues */
 	unsigned int rounds;
 	bool evict;
+	unsigned int delay_us;	/* after the start, before the first call */
 	int errors;
 	struct completion *start;
 	struct completion done;
@@ -418,6 +419,8 @@ static int kfd_dqm_worker_fn(void *data)
 	/* the static stubs follow the test, as in the test's own thread */
 	current->kunit_test = w->test;
 	wait_for_completion(w->start);
+	if (w->delay_us)
+		fsleep(w->delay_us);
 	for (r = 0; r < w->rounds; r++) {
 		for (i = 0; i < w->queues; i++) {
 			enum kfd_queue_type type = i < w->sdma ?
@@ -451,6 +454,7 @@ struct kfd_dqm_run {
 	unsigned int sdma;
 	unsigned int rounds;
 	bool evict;
+	unsigned int stagger_us;	/* process i starts i * stagger_us late */
 	/* results */
 	unsigned int cycles;
 	unsigned int runlists;
@@ -479,6 +483,7 @@ static void kfd_dqm_run(struct kunit *test, struct kfd_fake_node *fake,
 		w[i].sdma = run->sdma;
 		w[i].rounds = run->rounds;
 		w[i].evict = run->evict;
+		w[i].delay_us = i * run->stagger_us;
 		w[i].start = &start;
 		init_completion(&w[i].done);
 		t = kthread_run(kfd_dqm_worker_fn, &w[i], "kfd_dqm_w%u", i);
@@ -602,20 +607,94 @@ static void kfd_dqm_op_start(struct kunit *test, struct kfd_dqm_op *op,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 }
 
-/* wait until @n callers wait for dqm_lock in kfd_mp_dqm_lock() */
-static void kfd_dqm_wait_arriving(struct device_queue_manager *dqm,
+/*
+ * Wait until @n callers wait for dqm_lock in kfd_mp_dqm_lock(). Return
+ * false if they never do: the interleaving a case needs was not reached,
+ * and the case must say so rather than pass without testing it.
+ */
+static bool kfd_dqm_wait_arriving(struct device_queue_manager *dqm,
 				  unsigned int n)
 {
 	unsigned int i, arriving = 0;
 
-	for (i = 0; i < 2000; i++) {
+	for (i = 0; i < 5000; i++) {
 		spin_lock(&dqm->mp_rlq.lock);
 		arriving = dqm->mp_rlq.arriving;
 		spin_unlock(&dqm->mp_rlq.lock);
 		if (arriving >= n)
-			return;
+			return true;
 		usleep_range(100, 200);
 	}
+	return false;
+}
+
+static void kfd_dqm_expect_arriving(struct kunit *test,
+				    struct device_queue_manager *dqm,
+				    unsigned int n)
+{
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_arriving(dqm, n),
+			      "interleaving not reached: %u arriving", n);
+}
+
+static unsigned int kfd_dqm_npending(struct device_queue_manager *dqm)
+{
+	unsigned int n;
+
+	spin_lock(&dqm->mp_rlq.lock);
+	n = dqm->mp_rlq.npending;
+	spin_unlock(&dqm->mp_rlq.lock);
+	return n;
+}
+
+/*
+ * Wait until @n requests are pending, or every one of @done (NULL ends
+ * the list) has completed; bounded. Return true if @n were pending.
+ */
+static bool kfd_dqm_wait_pending(struct device_queue_manager *dqm,
+				 unsigned int n, struct completion **done)
+{
+	unsigned int i, j;
+	bool all;
+
+	for (i = 0; i < 5000; i++) {
+		if (kfd_dqm_npending(dqm) >= n)
+			return true;
+		all = !!done;
+		for (j = 0; done && done[j]; j++)
+			all &= completion_done(done[j]);
+		if (all)
+			return false;
+		usleep_range(200, 400);
+	}
+	return false;
+}
+
+/*
+ * Hold the next cycle back: one caller counts as arriving and never
+ * comes, and no leader timeout ends the wait, so a submitter records its
+ * change and sleeps (kfd_mp_rlq.h) until kfd_dqm_unhold(). The window
+ * between a change and its cycle is then open for as long as a case
+ * needs, on any number of CPUs. Returns the leader timeout to restore.
+ */
+static long kfd_dqm_hold(struct device_queue_manager *dqm)
+{
+	long timeout;
+
+	spin_lock(&dqm->mp_rlq.lock);
+	dqm->mp_rlq.arriving++;
+	timeout = dqm->mp_rlq.leader_timeout;
+	dqm->mp_rlq.leader_timeout = MAX_SCHEDULE_TIMEOUT;
+	spin_unlock(&dqm->mp_rlq.lock);
+	return timeout;
+}
+
+static void kfd_dqm_unhold(struct device_queue_manager *dqm, long timeout)
+{
+	spin_lock(&dqm->mp_rlq.lock);
+	dqm->mp_rlq.arriving--;
+	dqm->mp_rlq.leader_timeout = timeout;
+	spin_unlock(&dqm->mp_rlq.lock);
+	wake_up_all(&dqm->mp_rlq.wq);
 }
 
 /*
@@ -648,14 +727,17 @@ static void kfd_dqm_test_sdma_reuse(struct kunit *test)
 	for (attempt = 0; attempt < 3 && !fake->hws.violations; attempt++) {
 		qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_SDMA);
 		qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
-		/* C's destroy runs a 100 ms cycle with dqm_lock held */
-		soft_hws_set(&fake->hws, 100000, SOFT_HWS_INJECT_NONE, 0, 0);
+		/*
+		 * C's destroy runs a 400 ms cycle with dqm_lock held: long
+		 * enough for D to be on the way on a loaded SMP guest
+		 */
+		soft_hws_set(&fake->hws, 400000, SOFT_HWS_INJECT_NONE, 0, 0);
 		kfd_dqm_op_start(test, &op_c, fake, fc, false, 0, qc);
 		msleep(20);
 		/* behind it: A's destroy, B's SDMA create, D's create */
 		kfd_dqm_op_start(test, &op_a, fake, fa, false, 0, qa);
 		if (dqm->mp_rlq_on)
-			kfd_dqm_wait_arriving(dqm, 1);
+			kfd_dqm_expect_arriving(test, dqm, 1);
 		else
 			msleep(20);
 		kfd_dqm_op_start(test, &op_b, fake, fb, true,
@@ -664,7 +746,7 @@ static void kfd_dqm_test_sdma_reuse(struct kunit *test)
 		kfd_dqm_op_start(test, &op_d, fake, fd, true,
 				 KFD_QUEUE_TYPE_COMPUTE, NULL);
 		if (dqm->mp_rlq_on)
-			kfd_dqm_wait_arriving(dqm, 2);
+			kfd_dqm_expect_arriving(test, dqm, 2);
 		else
 			msleep(20);
 		soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_NONE, 0, 0);
@@ -752,9 +834,12 @@ static void kfd_dqm_call_start(struct kunit *test, struct kfd_dqm_call *c,
  * the queued runlist, a stock path (here halt) first runs a cycle for a
  * pending change (process A's create); when that cycle's preemption
  * times out, the stock path must not send its own unmap and wait again.
- * The interleaving: A's create records its change and sleeps because
- * process E's restore is on the way; halt takes dqm_lock next; E's
- * restore, of a twice-evicted process, leaves without a cycle.
+ * Queued: the next cycle is held back (kfd_dqm_hold()), so A's create
+ * records its change and sleeps until halt, a stock path, runs the cycle
+ * for it; on SMP nothing else can take the cycle first. Stock: A's
+ * create and halt wait for dqm_lock in that order and each sends its
+ * own unmap. Process E, evicted twice, is restored once on the way, a
+ * restore that needs no cycle.
  */
 static void kfd_dqm_test_hang_flush(struct kunit *test)
 {
@@ -763,9 +848,11 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 	struct kfd_fake_proc *fa, *fc, *fe;
 	struct device_queue_manager *dqm;
 	struct kfd_dqm_call halt, restore;
+	struct completion *done[2];
 	struct kfd_fake_node *fake;
 	struct kfd_dqm_op op_a;
 	struct queue *qc;
+	long timeout;
 
 	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
 	dqm = fake->dqm;
@@ -780,25 +867,40 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 
 	queue_preemption_timeout_ms = 200;
 	soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_HANG, 0, 0);
-	dqm_lock(dqm);
-	kfd_dqm_op_start(test, &op_a, fake, fa, true, KFD_QUEUE_TYPE_COMPUTE,
-			 NULL);
-	if (dqm->mp_rlq_on)
-		kfd_dqm_wait_arriving(dqm, 1);
-	else
+	if (dqm->mp_rlq_on) {
+		timeout = kfd_dqm_hold(dqm);
+		kfd_dqm_op_start(test, &op_a, fake, fa, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		done[0] = &op_a.done;
+		done[1] = NULL;
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, done),
+				      "interleaving not reached: A's create not pending");
+		kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE,
+				   fe, NULL);
+		wait_for_completion(&restore.done);
+		KUNIT_EXPECT_FALSE_MSG(test, completion_done(&op_a.done),
+				       "interleaving not reached: A's create served");
+		kfd_dqm_call_start(test, &halt, fake, KFD_DQM_CALL_HALT, NULL,
+				   NULL);
+		wait_for_completion(&halt.done);
+		wait_for_completion(&op_a.done);
+		kfd_dqm_unhold(dqm, timeout);
+	} else {
+		dqm_lock(dqm);
+		kfd_dqm_op_start(test, &op_a, fake, fa, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
 		msleep(20);
-	kfd_dqm_call_start(test, &halt, fake, KFD_DQM_CALL_HALT, NULL, NULL);
-	msleep(20);
-	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
-			   NULL);
-	if (dqm->mp_rlq_on)
-		kfd_dqm_wait_arriving(dqm, 2);
-	else
+		kfd_dqm_call_start(test, &halt, fake, KFD_DQM_CALL_HALT, NULL,
+				   NULL);
 		msleep(20);
-	dqm_unlock(dqm);
-	wait_for_completion(&op_a.done);
-	wait_for_completion(&halt.done);
-	wait_for_completion(&restore.done);
+		kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE,
+				   fe, NULL);
+		msleep(20);
+		dqm_unlock(dqm);
+		wait_for_completion(&op_a.done);
+		wait_for_completion(&halt.done);
+		wait_for_completion(&restore.done);
+	}
 
 	KUNIT_EXPECT_EQ(test, op_a.ret, -ETIME);
 	KUNIT_EXPECT_EQ(test, halt.ret, -ETIME);
@@ -852,7 +954,7 @@ static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
 	dqm_lock(dqm);
 	kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa, NULL);
 	if (dqm->mp_rlq_on)
-		kfd_dqm_wait_arriving(dqm, 1);
+		kfd_dqm_expect_arriving(test, dqm, 1);
 	else
 		msleep(20);
 	kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT, NULL,
@@ -861,7 +963,7 @@ static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
 	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
 			   NULL);
 	if (dqm->mp_rlq_on)
-		kfd_dqm_wait_arriving(dqm, 2);
+		kfd_dqm_expect_arriving(test, dqm, 2);
 	else
 		msleep(20);
 	dqm_unlock(dqm);
@@ -876,6 +978,181 @@ static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
 			    fake->hws.violation);
 	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
 	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qa);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * One meaning of is_active, "in the mapped set", while a queued eviction
+ * waits for its cycle. A cycle is held back while process A's eviction
+ * records its change and sleeps; meanwhile A's own threads destroy a
+ * compute and an SDMA queue of A (p->mutex, which they hold, does not
+ * exclude evict_process_worker, the MMU notifier or
+ * kfd_suspend_all_processes). Both queues are still mapped: their MQDs,
+ * doorbells and the SDMA slot must stay until the cycle has unmapped
+ * them. With @fail, that cycle's preemption also fails on the compute
+ * queue: the per-queue reset must find it, not reset the GPU.
+ */
+static void kfd_dqm_evict_destroy(struct kunit *test, bool fail)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_op op_c, op_s;
+	struct completion *done[3];
+	struct kfd_dqm_call evict;
+	struct kfd_fake_proc *fa;
+	struct queue *qc, *qs, *qk;
+	long timeout;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	qc = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	qs = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_SDMA);
+	qk = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_ASSERT_EQ(test, kfd_dqm_mapped_of(fake, fa), 3);
+
+	timeout = kfd_dqm_hold(dqm);
+	kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa, NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, NULL),
+			      "interleaving not reached: eviction not pending");
+	kfd_dqm_op_start(test, &op_c, fake, fa, false, 0, qc);
+	kfd_dqm_op_start(test, &op_s, fake, fa, false, 0, qs);
+	done[0] = &op_c.done;
+	done[1] = &op_s.done;
+	done[2] = NULL;
+	/* queued destroys wait for the held cycle; others return */
+	kfd_dqm_wait_pending(dqm, 3, done);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&evict.done),
+			       "interleaving not reached: eviction served");
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0,
+			    "in the eviction's window: %s", fake->hws.violation);
+	if (fail)
+		soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_FAIL_PREEMPT,
+			     qc->properties.doorbell_off,
+			     qc->properties.queue_address);
+	kfd_dqm_unhold(dqm, timeout);
+	wait_for_completion(&evict.done);
+	wait_for_completion(&op_c.done);
+	wait_for_completion(&op_s.done);
+	flush_work(&dqm->hw_exception_work);
+
+	KUNIT_EXPECT_EQ(test, evict.ret, 0);
+	KUNIT_EXPECT_EQ(test, op_c.ret, 0);
+	KUNIT_EXPECT_EQ(test, op_s.ret, 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 0);
+	if (fail) {
+		KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fake->gpu_resets), 0,
+				    "the hung queue was not found: GPU reset");
+	}
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 1);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qk);
+	kfd_dqm_teardown(test, fake);
+}
+
+static void kfd_dqm_test_evict_destroy(struct kunit *test)
+{
+	kfd_dqm_evict_destroy(test, false);
+}
+
+static void kfd_dqm_test_evict_destroy_reset(struct kunit *test)
+{
+	kfd_dqm_evict_destroy(test, true);
+}
+
+/*
+ * The same for a queued restore: process A is evicted; a cycle is held
+ * back while A's restore records its change, and A's thread destroys a
+ * queue of A. The queue must not be mapped by the restore's cycle, and
+ * the other queue must be.
+ */
+static void kfd_dqm_test_restore_destroy(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_call restore;
+	struct completion *done[2];
+	struct kfd_fake_proc *fa;
+	struct kfd_dqm_op op_c;
+	struct queue *qc, *qk;
+	long timeout;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	qc = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_SDMA);
+	qk = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 0);
+
+	timeout = kfd_dqm_hold(dqm);
+	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fa,
+			   NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, NULL),
+			      "interleaving not reached: restore not pending");
+	kfd_dqm_op_start(test, &op_c, fake, fa, false, 0, qc);
+	done[0] = &op_c.done;
+	done[1] = NULL;
+	kfd_dqm_wait_pending(dqm, 2, done);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&restore.done),
+			       "interleaving not reached: restore served");
+	kfd_dqm_unhold(dqm, timeout);
+	wait_for_completion(&restore.done);
+	wait_for_completion(&op_c.done);
+
+	KUNIT_EXPECT_EQ(test, restore.ret, 0);
+	KUNIT_EXPECT_EQ(test, op_c.ret, 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 1);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fa, qk);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * A checkpoint of a queue of A while A's queued eviction waits for its
+ * held cycle: it must not copy the MQD of a queue that the HWS runs.
+ */
+static void kfd_dqm_test_evict_checkpoint(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_dqm_call evict, ckpt;
+	struct kfd_fake_node *fake;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa;
+	struct queue *qa;
+	long timeout;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+
+	timeout = kfd_dqm_hold(dqm);
+	kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa, NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, NULL),
+			      "interleaving not reached: eviction not pending");
+	kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT, NULL,
+			   qa);
+	wait_for_completion(&ckpt.done);
+	kfd_dqm_unhold(dqm, timeout);
+	wait_for_completion(&evict.done);
+
+	KUNIT_EXPECT_EQ(test, evict.ret, 0);
+	/* served by the checkpoint's own cycle: the queue is preempted */
+	KUNIT_EXPECT_EQ(test, ckpt.ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
 	kfd_dqm_check(test, fake);
 	kfd_dqm_rmq(test, fake, fa, qa);
 	kfd_dqm_teardown(test, fake);
@@ -968,13 +1245,13 @@ static void kfd_dqm_test_notifier_evict(struct kunit *test)
 		dqm_unlock(dqm);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	if (dqm->mp_rlq_on)
-		kfd_dqm_wait_arriving(dqm, 1);
+		kfd_dqm_expect_arriving(test, dqm, 1);
 	else
 		msleep(20);
 	kfd_dqm_op_start(test, &op_b, fake, fb, true, KFD_QUEUE_TYPE_COMPUTE,
 			 NULL);
 	if (dqm->mp_rlq_on)
-		kfd_dqm_wait_arriving(dqm, 2);
+		kfd_dqm_expect_arriving(test, dqm, 2);
 	else
 		msleep(20);
 	dqm_unlock(dqm);
@@ -1143,7 +1420,7 @@ static void kfd_dqm_test_map_fail(struct kunit *test)
 		kfd_dqm_op_start(test, &op[i], fake, fp[i], true,
 				 KFD_QUEUE_TYPE_COMPUTE, NULL);
 		if (dqm->mp_rlq_on)
-			kfd_dqm_wait_arriving(dqm, i + 1);
+			kfd_dqm_expect_arriving(test, dqm, i + 1);
 		else
 			msleep(20);
 	}
@@ -1171,13 +1448,78 @@ static void kfd_dqm_test_map_fail(struct kunit *test)
 }
 
 /*
+ * A runlist that fails to be sent is not blamed on a destroy. Process
+ * B's destroy and process A's create share one cycle (held back until
+ * both are recorded: a batch of two); A's MAP_PROCESS fails once, so
+ * that cycle's runlist is not sent. The cycle preempted B's queue and it
+ * is gone: B's destroy must succeed (an error would leave
+ * pqm_destroy_queue() with a stale entry). A's create, which put A into
+ * the failed runlist, gets the error, as in stock, where it has its own
+ * cycle.
+ */
+static void kfd_dqm_test_map_fail_destroy(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fb;
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op_a, op_b;
+	struct queue *qb;
+	long timeout;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fb = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fb);
+	qb = kfd_dqm_mkq(test, fake, fb, KFD_QUEUE_TYPE_COMPUTE);
+	kfd_dqm_pmf_orig = dqm->packet_mgr.pmf;
+	kfd_dqm_pmf_fail = *kfd_dqm_pmf_orig;
+	kfd_dqm_pmf_fail.map_process = kfd_dqm_fail_map_process;
+	kfd_dqm_fail_qpd = &fa->pdd->qpd;
+	atomic_set(&kfd_dqm_fail_maps, 1);
+
+	timeout = kfd_dqm_hold(dqm);
+	kfd_dqm_op_start(test, &op_b, fake, fb, false, 0, qb);
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, NULL),
+			      "interleaving not reached: destroy not pending");
+	dqm_lock(dqm);
+	dqm->packet_mgr.pmf = &kfd_dqm_pmf_fail;
+	dqm_unlock(dqm);
+	kfd_dqm_op_start(test, &op_a, fake, fa, true, KFD_QUEUE_TYPE_COMPUTE,
+			 NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 2, NULL),
+			      "interleaving not reached: no batch of two");
+	kfd_dqm_unhold(dqm, timeout);
+	wait_for_completion(&op_b.done);
+	wait_for_completion(&op_a.done);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&kfd_dqm_fail_maps), 0);
+	KUNIT_EXPECT_EQ_MSG(test, op_b.ret, 0,
+			    "destroy failed by another process's MAP_PROCESS");
+	KUNIT_EXPECT_EQ(test, op_a.ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fb), 0);
+	kfd_dqm_check(test, fake);
+
+	dqm_lock(dqm);
+	dqm->packet_mgr.pmf = kfd_dqm_pmf_orig;
+	dqm_unlock(dqm);
+	if (!op_a.ret)
+		kfd_dqm_rmq(test, fake, fa, op_a.q);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
  * The benchmark on the real code: P processes each create then destroy 5
- * queues (4 compute, 1 SDMA) at once, 200 us emulated preemption, stock
- * against queued; optionally each process is evicted and restored in
- * between. Figures only, printed; no timing is asserted.
+ * queues (4 compute, 1 SDMA), 200 us emulated preemption, stock against
+ * queued; optionally each process is evicted and restored in between.
+ * The processes start at once, or process i starts i * stagger_us late,
+ * as real ranks do (tens to hundreds of milliseconds apart). Figures
+ * only, printed; no timing is asserted.
  */
 static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
-			      bool evict)
+			      bool evict, unsigned int stagger_us)
 {
 	struct kfd_dqm_run run[2];
 	unsigned int i;
@@ -1191,14 +1533,15 @@ static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
 		run[i].sdma = 1;
 		run[i].rounds = 1;
 		run[i].evict = evict;
+		run[i].stagger_us = stagger_us;
 		fake = kfd_dqm_setup(test, &kfd_fake_mi300x, i == 1, 200);
 		kfd_dqm_run(test, fake, &run[i]);
 		KUNIT_EXPECT_EQ(test, run[i].errors, 0);
 		kfd_dqm_check(test, fake);
 		kfd_dqm_teardown(test, fake);
 	}
-	kunit_info(test, "bench %u procs x 5 queues%s, 200 us preemption: stock %u cycles %llu us, queued %u cycles %llu us: %u.%02ux fewer cycles, %llu.%02llux less time\n",
-		   procs, evict ? " + evict/restore" : "",
+	kunit_info(test, "bench %u procs x 5 queues%s, %u us apart, 200 us preemption: stock %u cycles %llu us, queued %u cycles %llu us: %u.%02ux fewer cycles, %llu.%02llux less time\n",
+		   procs, evict ? " + evict/restore" : "", stagger_us,
 		   run[0].cycles, run[0].wall_us, run[1].cycles, run[1].wall_us,
 		   run[0].cycles / max(run[1].cycles, 1U),
 		   run[0].cycles * 100 / max(run[1].cycles, 1U) % 100,
@@ -1207,15 +1550,21 @@ static void kfd_dqm_bench_one(struct kunit *test, unsigned int procs,
 			     max_t(u64, run[1].wall_us, 1)) % 100);
 }
 
-/* three runs of each: the spread is part of the figure */
+/*
+ * Three runs of each: the spread is part of the figure. Staggered
+ * starts 1, 10 and 100 ms apart beside the simultaneous one: once the
+ * gap exceeds a cycle, there is little left to batch.
+ */
 static void kfd_dqm_test_bench(struct kunit *test)
 {
-	unsigned int i;
+	static const unsigned int stagger_us[] = { 0, 1000, 10000, 100000 };
+	unsigned int i, j;
 
 	for (i = 0; i < 3; i++) {
-		kfd_dqm_bench_one(test, 8, false);
-		kfd_dqm_bench_one(test, 16, false);
-		kfd_dqm_bench_one(test, 8, true);
+		for (j = 0; j < ARRAY_SIZE(stagger_us); j++)
+			kfd_dqm_bench_one(test, 8, false, stagger_us[j]);
+		kfd_dqm_bench_one(test, 16, false, 0);
+		kfd_dqm_bench_one(test, 8, true, 0);
 	}
 }
 
@@ -1234,6 +1583,15 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_pending, kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_evict_destroy, kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_evict_destroy_reset,
+			 kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_restore_destroy,
+			 kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_evict_checkpoint,
+			 kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail_destroy,
+			 kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_notifier_evict, kfd_dqm_gen_params),
 	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
 	{}
@@ -1245,3 +1603,6 @@ static struct kunit_suite kfd_dqm_test_suite = {
 };
 
 kunit_test_suite(kfd_dqm_test_suite);
+
+/* tenant control on the same node and helpers */
+#include "kfd_tenant_test.c"

@@ -157,10 +157,18 @@ static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
 {
 	struct soft_hws *hws = &kfd_fake->hws;
 	int type = get_mqd_type_from_queue_type(q->type);
+	unsigned int i;
 
 	spin_lock(&hws->lock);
 	if (soft_hws_find(hws, mqd_mem_obj->gpu_addr) >= 0)
 		soft_hws_violation(hws, "init_mqd", mqd_mem_obj->gpu_addr);
+	for (i = 0; type == KFD_MQD_TYPE_SDMA &&
+	     i < ARRAY_SIZE(kfd_fake->sdma_owner); i++)
+		if (!kfd_fake->sdma_owner[i].obj) {
+			kfd_fake->sdma_owner[i].obj = mqd_mem_obj;
+			kfd_fake->sdma_owner[i].doorbell_off = q->doorbell_off;
+			break;
+		}
 	spin_unlock(&hws->lock);
 	kfd_fake->init_mqd[type](mm, mqd, mqd_mem_obj, gart_addr, q);
 }
@@ -169,19 +177,33 @@ static void kfd_fake_free_mqd(struct mqd_manager *mm, void *mqd,
 			      struct kfd_mem_obj *mqd_mem_obj)
 {
 	struct soft_hws *hws = &kfd_fake->hws;
-	int type;
+	unsigned int j;
+	int type, i;
 
 	for (type = 0; type < KFD_MQD_TYPE_MAX; type++)
 		if (mm == kfd_fake->dqm->mqd_mgrs[type])
 			break;
 	/*
-	 * An SDMA MQD has a fixed slot per (engine, queue): freeing it only
-	 * drops the handle, and the slot may already serve a new queue
-	 * (init_mqd is checked). Other MQDs go back to the allocator.
+	 * SDMA included: its MQD has a fixed slot per (engine, queue) and
+	 * freeing it only drops the handle, but a driver that frees it while
+	 * the HWS maps it for the same queue has also given the SDMA ID, and
+	 * so the slot, away. (The slot may legitimately serve a new queue by
+	 * the time the old handle is dropped: init_mqd is checked for that.)
 	 */
 	spin_lock(&hws->lock);
-	if (type != KFD_MQD_TYPE_SDMA &&
-	    soft_hws_find(hws, mqd_mem_obj->gpu_addr) >= 0)
+	i = soft_hws_find(hws, mqd_mem_obj->gpu_addr);
+	if (type == KFD_MQD_TYPE_SDMA) {
+		for (j = 0; j < ARRAY_SIZE(kfd_fake->sdma_owner); j++)
+			if (kfd_fake->sdma_owner[j].obj == mqd_mem_obj)
+				break;
+		if (j == ARRAY_SIZE(kfd_fake->sdma_owner) ||
+		    (i >= 0 && hws->mapped[i].doorbell_off !=
+		     kfd_fake->sdma_owner[j].doorbell_off))
+			i = -1;	/* not known to be this queue's mapping */
+		if (j < ARRAY_SIZE(kfd_fake->sdma_owner))
+			kfd_fake->sdma_owner[j].obj = NULL;
+	}
+	if (i >= 0)
 		soft_hws_violation(hws, "free_mqd", mqd_mem_obj->gpu_addr);
 	spin_unlock(&hws->lock);
 	kfd_fake->free_mqd[type](mm, mqd, mqd_mem_obj);

@@ -73,6 +73,11 @@ struct kfd_fake_node {
 	void (*checkpoint_mqd)(struct mqd_manager *mm, void *mqd,
 			       void *mqd_dst, void *ctl_stack_dst);
 
+	/* live SDMA MQD handles and the doorbell of the queue of each */
+	struct {
+		struct kfd_mem_obj *obj;
+		u32 doorbell_off;
+	} sdma_owner[256];
 	atomic_t gpu_resets;	/* hw_exception_work runs (GPU reset asked) */
 	struct soft_hws hws;
 	struct kfd_fake_proc procs[KFD_FAKE_MAX_PROCS];
