@@ -80,13 +80,41 @@ series_patches() {
 	done
 }
 
+# uapi_overlay TREE DIR: the uapi headers the series changes in TREE (today
+# include/uapi/linux/kfd_ioctl.h, by the tenant-control patch), copied into
+# DIR both as uapi/linux/X and linux/X. Out of tree, <linux/kfd_ioctl.h> and
+# <uapi/linux/kfd_ioctl.h> would otherwise come from the kernel headers
+# package, without the series' additions; kbuild puts NOSTDINC_FLAGS before
+# every include directory, so -I DIR there wins. A file is copied only when
+# it differs, so that an unchanged header does not rebuild the module.
+uapi_overlay() {
+	local tree=$1 dir=$2 f rel dst keep=
+	mkdir -p "$dir"
+	while read -r f; do
+		[ -n "$f" ] && [ -f "$tree/$f" ] || continue
+		rel=${f#include/uapi/}
+		for dst in "$dir/uapi/$rel" "$dir/$rel"; do
+			mkdir -p "$(dirname "$dst")"
+			cmp -s "$tree/$f" "$dst" || cp "$tree/$f" "$dst"
+			keep="$keep|$dst|"
+		done
+	done < <(git -C "$tree" diff --name-only "$BASE_TAG" HEAD -- include/uapi 2>/dev/null)
+	# What an earlier state of TREE (a bisect step) changed and this one does not.
+	while read -r f; do
+		case $keep in *"|$f|"*) ;; *) rm -f "$f" ;; esac
+	done < <(find "$dir" -type f)
+}
+
 # Build flags for amdgpu.ko out of tree: amdgpu_trace.h includes itself
 # through a path relative to the kernel tree, so drivers/gpu must be on the
-# include path. KCFLAGS from the environment is kept (series.sh check: -g0).
+# include path; the series' uapi headers come first (uapi_overlay). KCFLAGS
+# from the environment is kept (series.sh check: -g0).
 kbuild_module() {
-	local tree=$1; shift
+	local tree=$1 inc; shift
+	inc=$BUILD/kfdmp-include-$(basename "$tree")
+	uapi_overlay "$tree" "$inc"
 	make -C "$KDIR" M="$tree/$AMDGPU_DIR" KCFLAGS="-I$tree/drivers/gpu${KCFLAGS:+ $KCFLAGS}" \
-		-j"$JOBS" "$@"
+		NOSTDINC_FLAGS="-nostdinc -I$inc" -j"$JOBS" "$@"
 }
 
 # Register headers for DKMS sources that lack some, and the DC=0 switch:
