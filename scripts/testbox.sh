@@ -1163,6 +1163,8 @@ cmd_dkms_stage() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	git -C "$TREE" archive --format=tar HEAD drivers/gpu/drm/amd | tar -x -C "$dir"
+	# The uapi headers the series changes (dkms.conf puts them first).
+	uapi_overlay "$TREE" "$dir/kfdmp-include"
 	cp "$ROOT/Kbuild" "$dir/Kbuild"
 	sed -e "s/^PACKAGE_NAME=.*/PACKAGE_NAME=\"$DKMS_NAME\"/" \
 		-e "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$ROOT/dkms.conf" >"$dir/dkms.conf"

@@ -50,11 +50,16 @@ EOF
 cat >"$amd/include/stub_shared.h" <<'EOF'
 #define KFDMP_STUB_VALUE 42
 EOF
+# As amdkfd does: the series' uapi additions through <linux/kfd_ioctl.h>
+# and <uapi/linux/kfd_ioctl.h> (the series' commit below adds the define;
+# the headers package's kfd_ioctl.h lacks it, as it lacks the tenant ioctl).
 cat >"$amd/amdkfd/kfd_stub.c" <<'EOF'
 // SPDX-License-Identifier: GPL-2.0
+#include <linux/kfd_ioctl.h>
+#include <uapi/linux/kfd_ioctl.h>
 #include "stub_shared.h"
 int kfdmp_stub_kfd(void);
-int kfdmp_stub_kfd(void) { return KFDMP_STUB_VALUE; }
+int kfdmp_stub_kfd(void) { return KFDMP_STUB_VALUE + KFDMP_STUB_UAPI; }
 EOF
 cat >"$amd/amdgpu/amdgpu_stub.c" <<'EOF'
 // SPDX-License-Identifier: GPL-2.0
@@ -96,6 +101,11 @@ git -C "$tree" init -q -b kfdmp
 git -C "$tree" add -A
 git -C "$tree" -c user.name=t -c user.email=t@t commit -q -m base
 git -C "$tree" tag kfdmp-base
+mkdir -p "$tree/include/uapi/linux"
+printf '%s\n' '/* SPDX-License-Identifier: GPL-2.0 */' '#ifndef KFD_IOCTL_H_INCLUDED' \
+	'#define KFD_IOCTL_H_INCLUDED' '#define KFDMP_STUB_UAPI 1' '#endif' >"$tree/include/uapi/linux/kfd_ioctl.h"
+git -C "$tree" add -A
+git -C "$tree" -c user.name=t -c user.email=t@t commit -q -m "the series' uapi change"
 
 # --- 2. stage ----------------------------------------------------------------------------
 stage=$tmp/dkms/amdgpu-kfdmp/VERSION/build
@@ -109,6 +119,10 @@ fi
 s=$tmp/staged
 [ -f "$s/Kbuild" ] && cmp -s "$s/Kbuild" "$root/Kbuild" && ok "the top-level Kbuild is staged" || bad "no Kbuild in the stage"
 [ -e "$s/README" ] && bad "the stage holds files outside drivers/gpu/drm/amd" || ok "only drivers/gpu/drm/amd of the tree is staged"
+[ -f "$s/kfdmp-include/linux/kfd_ioctl.h" ] && [ -f "$s/kfdmp-include/uapi/linux/kfd_ioctl.h" ] &&
+	grep -q KFDMP_STUB_UAPI "$s/kfdmp-include/uapi/linux/kfd_ioctl.h" &&
+	ok "the series' uapi header is staged in kfdmp-include/ (as linux/ and uapi/linux/)" ||
+	bad "kfdmp-include/ lacks the series' kfd_ioctl.h"
 [ -f "$s/kfdmp-stage.env" ] && grep -q "^tree_head=$(git -C "$tree" rev-parse HEAD)$" "$s/kfdmp-stage.env" &&
 	ok "kfdmp-stage.env records the tree commit" || bad "kfdmp-stage.env missing or wrong"
 conf=$(
@@ -134,7 +148,7 @@ for k in 6.1.0-30-amd64 6.11.0 6.13.2 5.12.0; do
 done
 ok "BUILD_EXCLUSIVE_KERNEL refuses 6.1, 6.11, 6.13, 5.12"
 [ "${c[7]}" != yes ] && ok "AUTOINSTALL off" || bad "AUTOINSTALL is on"
-[[ ${c[5]} == "make -C /lib/modules/$KVER_DEFAULT/build M=$tmp/dkms/amdgpu-kfdmp/$want_ver/build modules" ]] &&
+[[ ${c[5]} == "make -C /lib/modules/$KVER_DEFAULT/build M=$tmp/dkms/amdgpu-kfdmp/$want_ver/build NOSTDINC_FLAGS='-nostdinc -I$tmp/dkms/amdgpu-kfdmp/$want_ver/build/kfdmp-include' modules" ]] &&
 	ok "MAKE: ${c[5]}" || bad "MAKE expands to '${c[5]}'"
 
 # --- 4. the MAKE line against the headers -----------------------------------------------------------
