@@ -317,8 +317,8 @@ def diff3_regions(ours, base, theirs):
 # --- checks of a merged result ----------------------------------------------------------------
 
 DECL_RE = re.compile(
-    r"^\s*(?:(?:const|static|unsigned|signed|long|short|volatile|struct\s+\w+|union\s+\w+|enum\s+\w+)\s+)*"
-    r"(?:[A-Za-z_]\w*)\s*[\s\*]\s*\**\s*([A-Za-z_]\w*(?:\s*\[[^\]]*\])?(?:\s*=\s*[^,;]+)?"
+    r"^\s*(?:(?:const|static|unsigned|signed|long|short|volatile)\s+)*"
+    r"(?:(?:struct|union|enum)\s+\w+|[A-Za-z_]\w*)\s*[\s\*]\s*\**\s*([A-Za-z_]\w*(?:\s*\[[^\]]*\])?(?:\s*=\s*[^,;]+)?"
     r"(?:\s*,\s*\**\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])?(?:\s*=\s*[^,;]+)?)*)\s*;\s*$")
 NOT_TYPES = {"return", "goto", "else", "case", "break", "continue", "do"}
 
