@@ -36,17 +36,8 @@ BOX=$CACHE/boxroot-$key
 
 die() { echo "boxroot: $*" >&2; exit 1; }
 
-archive_uri() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '/^URIs:/ { print $2; exit }' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' "$f"
-	done
-}
+# shellcheck source-path=SCRIPTDIR source=apt-archive.sh
+. "$root/tests/testbox/apt-archive.sh"
 
 build() {
 	[ ! -f "$BOX/.kfdmp-boxroot" ] || { echo "boxroot: reusing $BOX"; return 0; }

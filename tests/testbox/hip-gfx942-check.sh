@@ -26,18 +26,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (mmdebstrap, chroot): sudo make hip-gfx942-check"
 command -v mmdebstrap >/dev/null || skip "no mmdebstrap (apt-get install mmdebstrap)"
 
-# The archive of this machine's apt sources (deb822 or one-line form).
-archive_uri() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk '/^URIs:/ { print $2; exit }' "$f"
-	done
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' "$f"
-	done
-}
+# shellcheck source-path=SCRIPTDIR source=apt-archive.sh
+. "$root/tests/testbox/apt-archive.sh"
 
 if [ ! -f "$CH/.kfdmp-sid-hip" ]; then
 	uri=$(archive_uri | grep -E '/debian/?$' | head -n1)
