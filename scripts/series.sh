@@ -139,10 +139,10 @@ check_export() {
 	local tmp
 	tmp=$(mktemp -d)
 	export_series "$CHECK_TREE" HEAD "$tmp/patches"
-	if diff -r "$PATCHES" "$tmp/patches" >"$BUILD/series-export.diff"; then
+	if diff -r "$PATCHES" "$tmp/patches" >"$BUILD/series-export-$SERIES.diff"; then
 		ok "$PATCHES_REL is exactly what scripts/series.sh export writes"
 	else
-		bad "$PATCHES_REL differs from a fresh export (see $BUILD/series-export.diff); run scripts/series.sh export"
+		bad "$PATCHES_REL differs from a fresh export (see $BUILD/series-export-$SERIES.diff); run scripts/series.sh export"
 	fi
 	rm -rf "$tmp"
 }
@@ -200,16 +200,16 @@ check_checkpatch() {
 	# on PATH.
 	out=$(cd "$cpdir" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict \
 		"${ignore[@]}" --quiet --no-summary $(series_patches) 2>&1) || true
-	printf '%s\n' "$out" >"$BUILD/checkpatch.log"
-	errs=$(grep -c '^ERROR:' "$BUILD/checkpatch.log" || true)
-	warns=$(grep -c '^WARNING:' "$BUILD/checkpatch.log" || true)
-	checks=$(grep -c '^CHECK:' "$BUILD/checkpatch.log" || true)
-	if grep -q '^Traceback' "$BUILD/checkpatch.log"; then
-		bad "checkpatch could not run all its checks (see $BUILD/checkpatch.log)"
+	printf '%s\n' "$out" >"$BUILD/checkpatch-$SERIES.log"
+	errs=$(grep -c '^ERROR:' "$BUILD/checkpatch-$SERIES.log" || true)
+	warns=$(grep -c '^WARNING:' "$BUILD/checkpatch-$SERIES.log" || true)
+	checks=$(grep -c '^CHECK:' "$BUILD/checkpatch-$SERIES.log" || true)
+	if grep -q '^Traceback' "$BUILD/checkpatch-$SERIES.log"; then
+		bad "checkpatch could not run all its checks (see $BUILD/checkpatch-$SERIES.log)"
 	elif [ "$errs" = 0 ] && [ "$warns" = 0 ]; then
-		ok "checkpatch --strict: 0 errors, 0 warnings ($checks checks, see $BUILD/checkpatch.log)"
+		ok "checkpatch --strict: 0 errors, 0 warnings ($checks checks, see $BUILD/checkpatch-$SERIES.log)"
 	else
-		grep -A4 -E '^(ERROR|WARNING):' "$BUILD/checkpatch.log"
+		grep -A4 -E '^(ERROR|WARNING):' "$BUILD/checkpatch-$SERIES.log"
 		bad "checkpatch --strict: $errs errors, $warns warnings"
 	fi
 }
@@ -304,23 +304,116 @@ compile_objects() {
 	kbuild_module "$tree" "$@" >"$log" 2>&1
 }
 
+# Per patch, kbuild would read the whole amdgpu Makefile tree again (about
+# 16 CPU seconds here for one object, 6 for the KUnit directory) before
+# compiling anything. The objects it compiled once already have their
+# command in their .cmd file: the check replays those commands (the module
+# build's in TREE, or an earlier patch's in the check tree) and goes through
+# kbuild only for a patch that changes a Makefile or Kbuild file, or an
+# object no build has compiled yet. A replayed object must be listed in a
+# Makefile at that patch (kbuild would have no rule for it otherwise).
+#
+# kbuild_cmd OBJ: the command kbuild recorded for the object file OBJ
+# (savedcmd_ in 6.12, cmd_ in 5.10), or nothing.
+kbuild_cmd() {
+	local c
+	c=$(dirname "$1")/.$(basename "$1").cmd
+	[ -f "$c" ] && sed -n -E '1{s/^(saved)?cmd_[^ ]+ := +//p;}' "$c"
+}
+
+# replay_cmds ROOT DIR TREE OBJ...: the commands for OBJ (paths under
+# ROOT/DIR, where the check compiles), one per line, from ROOT's own .cmd or
+# from TREE's (paths and the uapi overlay moved to ROOT, -g0 added); fails
+# if an object has neither.
+replay_cmds() {
+	local root=$1 dir=$2 tree=$3 o c; shift 3
+	for o in "$@"; do
+		c=$(kbuild_cmd "$root/$dir/$o") || c=
+		if [ -z "$c" ] && [ -n "$tree" ]; then
+			c=$(kbuild_cmd "$tree/$dir/$o") || c=
+			c=${c//$BUILD\/kfdmp-include-$(basename "$tree")/$BUILD/kfdmp-include-$(basename "$root")}
+			c=${c//$tree\//$root/}
+		fi
+		[ -n "$c" ] || return 1
+		case " $c " in *" -g0 "*) ;; *) c=${c/ -c -o / -g0 -c -o } ;; esac
+		printf '%s\n' "$c"
+	done
+}
+
+# replay LOG CMD...: run the commands in KDIR (their include paths are
+# relative to it), JOBS at a time; fails if one does.
+replay() {
+	local log=$1 dir i=0 c rc=0; shift
+	dir=$(mktemp -d)
+	for c in "$@"; do i=$((i + 1)); printf '%s\n' "$c" >"$dir/$i.sh"; done
+	(cd "$KDIR" && printf '%s\n' "$dir"/*.sh | xargs -P "$JOBS" -n 1 sh) >"$log" 2>&1 || rc=1
+	rm -rf "$dir"
+	return $rc
+}
+
+# unlisted REV DIR OBJ...: the objects that no Makefile of amdgpu, amdkfd
+# or DIR lists at REV.
+unlisted() {
+	local rev=$1 dir=$2 o; shift 2
+	for o in "$@"; do
+		git -C "$CHECK_TREE" grep -q -w -F "$(basename "$o")" "$rev" -- \
+			"$AMDGPU_DIR/Makefile" "$AMDKFD_DIR/Makefile" "$dir/Makefile" || echo "$o"
+	done
+}
+
+# build_changed REV: REV changes how a Makefile or Kbuild file of the driver
+# compiles (a line with flags, an include or an export). A line that only
+# adds an object to a list does not count: the new object's command comes
+# from the module build, and `unlisted` checks the lists.
+build_changed() {
+	git -C "$CHECK_TREE" diff -U0 "$1^" "$1" -- "$AMD_DIR" | awk '
+		/^diff --git / { f = ($3 ~ /\/(Makefile|Kbuild)[^\/]*$/ || $3 ~ /\.mk$/); next }
+		f && /^[-+]/ && !/^(\+\+\+|---) / && !/^[-+][[:space:]]*#/ && /(flags|FLAGS|[[:space:]]-[IDWfm]|include|export|subdir)/ { found = 1 }
+		END { exit !found }'
+}
+
+# compile_step REV LOG ROOT DIR TREE KBUILD-FN OBJ...: compile the objects
+# (paths relative to ROOT/DIR) as they are at REV, by replay or with
+# KBUILD-FN ROOT LOG OBJ...
+compile_step() {
+	local rev=$1 log=$2 root=$3 dir=$4 tree=$5 fn=$6 o cmds
+	shift 6
+	[ $# -gt 0 ] || { : >"$log"; return 0; }
+	for o in "$@"; do rm -f "$root/$dir/$o"; done
+	if ! build_changed "$rev" && cmds=$(replay_cmds "$root" "$dir" "$tree" "$@"); then
+		o=$(unlisted "$rev" "$dir" "$@")
+		if [ -n "$o" ]; then
+			# shellcheck disable=SC2086 # one line per object
+			printf 'kfd-mp: no Makefile lists %s at this patch\n' $o >"$log"
+			return 1
+		fi
+		mapfile -t cmds <<<"$cmds"
+		replay "$log" "${cmds[@]}" || return 1
+		printf 'kfd-mp: %d objects compiled by replaying their kbuild commands\n' $# >>"$log"
+		return 0
+	fi
+	"$fn" "$root" "$log" "$@"
+}
+
 check_bisect() {
-	local revs rev objs tobjs n=0
+	local revs rev objs tobjs n=0 start=$SECONDS
 	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
 	for rev in $revs; do
 		n=$((n + 1))
 		git -C "$CHECK_TREE" checkout -q "$rev"
+		uapi_overlay "$CHECK_TREE" "$BUILD/kfdmp-include-$(basename "$CHECK_TREE")"
 		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev")
 		mapfile -t tobjs < <(touched_test_objects "$CHECK_TREE" "$rev")
-		if compile_objects "$CHECK_TREE" "$BUILD/bisect-$n.log" "${objs[@]}" &&
-		   compile_tests "$CHECK_TREE" "$BUILD/bisect-$n-kunit.log" "${tobjs[@]}"; then
+		if compile_step "$rev" "$BUILD/bisect-$n.log" "$CHECK_TREE" "$AMDGPU_DIR" "$TREE" compile_objects "${objs[@]}" &&
+		   compile_step "$rev" "$BUILD/bisect-$n-kunit.log" "$CHECK_TREE" "$KUNIT_DIR" "" compile_tests "${tobjs[@]}"; then
 			ok "patch $n compiles the ${#objs[@]} amdgpu.ko objects and ${#tobjs[@]} KUnit objects it touches"
 		else
-			grep -hE 'error|Error' "$BUILD/bisect-$n.log" "$BUILD/bisect-$n-kunit.log" 2>/dev/null | head -n 20 || true
+			grep -hE 'error|Error|kfd-mp:' "$BUILD/bisect-$n.log" "$BUILD/bisect-$n-kunit.log" 2>/dev/null | head -n 20 || true
 			bad "patch $n ($(git -C "$CHECK_TREE" log -1 --format=%s "$rev")) does not compile; see $BUILD/bisect-$n*.log"
 		fi
 	done
 	git -C "$CHECK_TREE" checkout -q kfdmp-check
+	note "per-patch compile: $((SECONDS - start)) s"
 }
 
 # The rocm series, patch by patch: a copy of the base configured as DKMS
@@ -340,7 +433,7 @@ rocm_configure() {
 	DC=0 supply_register_headers "$cfg" >/dev/null
 	display_off "$cfg"
 	(cd "$cfg" && SRCARCH=x86 make KERNELVER="$KVER" kernel_build_dir="$KDIR" sanity-check) \
-		>"$BUILD/bisect-configure.log" 2>&1 || { tail -n 20 "$BUILD/bisect-configure.log"; return 1; }
+		>"$BUILD/bisect-configure-$SERIES.log" 2>&1 || { tail -n 20 "$BUILD/bisect-configure-$SERIES.log"; return 1; }
 	grep -rhoE --exclude='.*.cmd' 'CONFIG_[A-Z0-9_]+_AMDKCL' "$cfg/amd" "$cfg/include" "$cfg/ttm" "$cfg/scheduler" |
 		sed 's/_AMDKCL$//' | sort -u >"$cfg/.kfdmp-renamed"
 	printf '%s\n' "$id" >"$cfg/.kfdmp-configured"
@@ -363,26 +456,53 @@ rocm_copy_in() {
 	done
 }
 
+# rocm_compile CFG LOG OBJ...: build the objects in the configured copy.
+# Without a module build to say which objects this configuration builds
+# (built_in_config), kbuild says it: an object it has "no rule" for is not
+# in the configuration (kfd_svm.o and kfd_migrate.o without
+# CONFIG_DEVICE_PRIVATE, as on Debian's 5.10); it is left out, named in the
+# log, and the rest built again. Make stops at the first such object, so
+# this repeats at most once per object.
+rocm_compile() {
+	local cfg=$1 log=$2 o x
+	shift 2
+	local -a objs=("$@") left
+	: >"$log"
+	while [ ${#objs[@]} -gt 0 ]; do
+		if (SRCARCH=x86 make -C "$KDIR" M="$cfg" TTM_NAME=amdttm SCHED_NAME=amd-sched -j"$JOBS" \
+			"${objs[@]}" >>"$log" 2>&1); then
+			return 0
+		fi
+		o=$(sed -n "s#.*No rule to make target '$cfg/\(amd/amdgpu/[^']*\.o\)'.*#\1#p" "$log" | tail -n 1)
+		[ -n "$o" ] || return 1
+		left=()
+		for x in "${objs[@]}"; do [ "$x" = "$o" ] || left+=("$x"); done
+		[ ${#left[@]} -lt ${#objs[@]} ] || return 1
+		echo "kfd-mp: $o is not in this configuration (kbuild has no rule for it); left out" >>"$log"
+		echo "$o" >>"$cfg/.kfdmp-notbuilt"
+		objs=("${left[@]}")
+	done
+}
+
 check_bisect_rocm() {
-	local cfg=$BUILD/check-$SERIES-$KVER revs rev objs o n=0
+	local cfg=$BUILD/check-$SERIES-$KVER revs rev objs n=0 start
 	local -a files
-	rocm_configure "$cfg" || { bad "the base does not configure for $KVER (see $BUILD/bisect-configure.log)"; return; }
+	rocm_configure "$cfg" || { bad "the base does not configure for $KVER (see $BUILD/bisect-configure-$SERIES.log)"; return; }
 	# Back to the base: every file this series or the last check changed.
 	git -C "$CHECK_TREE" diff --name-only "$BASE_TAG" HEAD >>"$cfg/.kfdmp-touched"
 	mapfile -t files < <(sort -u "$cfg/.kfdmp-touched")
 	rocm_copy_in "$cfg" "$BASE_TAG" "${files[@]}"
 	git -C "$CHECK_TREE" diff --name-only "$BASE_TAG" HEAD >"$cfg/.kfdmp-touched"
 	revs=$(git -C "$CHECK_TREE" rev-list --reverse "$BASE_TAG..HEAD")
+	start=$SECONDS
 	for rev in $revs; do
 		n=$((n + 1))
 		git -C "$CHECK_TREE" checkout -q "$rev"
 		mapfile -t files < <(git -C "$CHECK_TREE" diff --name-only "$rev^" "$rev")
 		rocm_copy_in "$cfg" "$rev" "${files[@]}"
-		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev" | sed 's#^#amd/amdgpu/#')
-		for o in "${objs[@]}"; do rm -f "$cfg/$o"; done
-		if [ ${#objs[@]} -eq 0 ] ||
-		   (SRCARCH=x86 make -C "$KDIR" M="$cfg" TTM_NAME=amdttm SCHED_NAME=amd-sched -j"$JOBS" \
-			"${objs[@]}" >"$BUILD/bisect-$SERIES-$n.log" 2>&1); then
+		mapfile -t objs < <(touched_objects "$CHECK_TREE" "$rev" | sed 's#^#amd/amdgpu/#' |
+			{ if [ -f "$cfg/.kfdmp-notbuilt" ]; then grep -vxF -f "$cfg/.kfdmp-notbuilt" || true; else cat; fi; })
+		if compile_step "$rev" "$BUILD/bisect-$SERIES-$n.log" "$cfg" . "" rocm_compile "${objs[@]}"; then
 			ok "patch $n compiles the ${#objs[@]} objects it touches (against $KVER)"
 		else
 			grep -hE 'error|Error' "$BUILD/bisect-$SERIES-$n.log" | head -n 20 || true
@@ -390,6 +510,7 @@ check_bisect_rocm() {
 		fi
 	done
 	git -C "$CHECK_TREE" checkout -q kfdmp-check
+	note "per-patch compile: $((SECONDS - start)) s"
 }
 
 # The distinct warnings of W=1 and sparse, without line numbers, so that code
