@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fail unless tests/kernel/smoke.conf checks every module parameter and
-# every trace event that the series' new files define (drivers/), so the
-# QEMU load test cannot silently miss one that a later patch adds.
+# every trace event that the series' new files define (drivers/), and, once
+# the series has the tenant-control ioctl (kfd_mp_tenant.c), every check of
+# tests/kernel/tenant-probe.c and the kfdmp-sched one, so the QEMU load
+# test cannot silently miss one that a later patch adds.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,5 +22,14 @@ done
 for e in $events; do
 	grep -qE "^event[[:space:]]+$e([[:space:]]|$)" "$spec" || { echo "smoke.conf has no 'event $e'"; fail=1; }
 done
-[ "$fail" = 0 ] || die "$spec misses parameters or events of the series"
-echo "smoke.conf checks all $(echo "$params" | wc -w) parameters and $(echo "$events" | wc -w) events of the series"
+tenant=
+if [ -f "$src/kfd_mp_tenant.c" ]; then
+	tenant=$(sed -n -E 's/^[[:space:]]*\{ "([a-z-]+)", check_.*/\1/p' "$ROOT/tests/kernel/tenant-probe.c")
+	[ -n "$tenant" ] || { echo "no checks found in tests/kernel/tenant-probe.c"; fail=1; }
+	tenant="$tenant kfdmp-sched"
+	for t in $tenant; do
+		grep -qE "^tenant[[:space:]]+$t([[:space:]]|$)" "$spec" || { echo "smoke.conf has no 'tenant $t'"; fail=1; }
+	done
+fi
+[ "$fail" = 0 ] || die "$spec misses parameters, events or tenant checks of the series"
+echo "smoke.conf checks all $(echo "$params" | wc -w) parameters, $(echo "$events" | wc -w) events and $(echo "$tenant" | wc -w) tenant checks of the series"

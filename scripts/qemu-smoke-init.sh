@@ -14,6 +14,10 @@
 #   /bin/kmod         kmod and its libraries, for insmod/rmmod (busybox's
 #                     insmod retries a failed finit_module() with
 #                     init_module(): a refused load would run twice)
+#   /bin/tenant-probe the tenant-control probe (tests/kernel/tenant-probe.c),
+#                     when the spec has `tenant` lines
+#   /bin/kfdmp-sched  the tenant scheduler (tests/harness/sched), when the
+#                     spec has `tenant kfdmp-sched`
 #
 # Results go to /dev/kmsg so that each one is a single kernel log record:
 # atomic on the serial console and in order with the kernel's own messages.
@@ -98,10 +102,12 @@ else
 fi
 
 # --- spec checks run with the module loaded by default ---------------------
-# check_line LINE: 0 if the param/event/debugfs/write check holds, else 1
-# with the reason in $detail. Other directives return 2 (not a load check).
+# check_line LINE: 0 if the param/event/debugfs/write/tenant check holds,
+# else 1 with the reason in $detail ($note: what a passed tenant check
+# saw). Other directives return 2 (not a load check).
 check_line() {
 	detail=
+	note=
 	set -f
 	# shellcheck disable=SC2086
 	set -- $1
@@ -137,8 +143,68 @@ check_line() {
 		[ -n "$out" ] || out="write(2) returned an error"
 		detail="write '$*' to $p failed: $(printf '%s' "$out" | oneline)"
 		return 1 ;;
+	tenant)
+		[ "$1" = kfdmp-sched ] && { sched_check; return $?; }
+		if out=$(/bin/tenant-probe "$1" 2>&1); then
+			note=$(printf '%s' "$out" | oneline)
+			return 0
+		fi
+		detail="tenant-probe $1: $(printf '%s' "$out" | oneline)"
+		return 1 ;;
 	esac
 	return 2
+}
+
+# tenant kfdmp-sched: the daemon's kfd backend against the loaded driver.
+# Two KFD processes (tenant-probe --hold) as its best-effort and critical
+# tenants; it must probe the interface (QUERY), set both classes (0 from
+# SET_CLASS) and, on SIGTERM, exit 0 with nothing left suspended.
+sched_check() {
+	rm -f /tmp/hold.* /tmp/kfdmp-sched.*
+	/bin/tenant-probe --hold >/tmp/hold.1 2>&1 &
+	s_h1=$!
+	/bin/tenant-probe --hold >/tmp/hold.2 2>&1 &
+	s_h2=$!
+	s_try=0
+	while ! grep -q held /tmp/hold.1 || ! grep -q held /tmp/hold.2; do
+		s_try=$((s_try + 1))
+		if [ $s_try -gt 50 ]; then
+			detail="tenant-probe --hold did not start: $(cat /tmp/hold.1 /tmp/hold.2 | oneline)"
+			kill "$s_h1" "$s_h2" 2>/dev/null
+			wait
+			return 1
+		fi
+		sleep 0.1
+	done
+	s_log=/tmp/kfdmp-sched.jsonl
+	/bin/kfdmp-sched --backend kfd --best-effort "$s_h1" --critical "$s_h2" --set-class \
+		--socket /tmp/kfdmp-sched.sock --log "$s_log" 2>/tmp/kfdmp-sched.err &
+	s_d=$!
+	s_try=0
+	while [ $s_try -le 50 ] && [ "$(grep -c '"event":"set_class"' "$s_log" 2>/dev/null)" != 2 ]; do
+		kill -0 "$s_d" 2>/dev/null || break
+		s_try=$((s_try + 1))
+		sleep 0.1
+	done
+	kill -TERM "$s_d" 2>/dev/null
+	wait "$s_d"
+	s_rc=$?
+	kill "$s_h1" "$s_h2" 2>/dev/null
+	wait
+	s_all="$(cat /tmp/kfdmp-sched.err "$s_log" 2>/dev/null | oneline)"
+	if [ $s_rc -ne 0 ]; then
+		detail="kfdmp-sched exited $s_rc: $s_all"
+	elif ! grep -q '"event":"start".*"backend":"kfd"' "$s_log"; then
+		detail="no start line with backend kfd: $s_all"
+	elif [ "$(grep '"event":"set_class"' "$s_log" | grep -c '"result":"ok"')" != 2 ]; then
+		detail="set_class not ok for both tenants: $s_all"
+	elif ! grep -q '"event":"shutdown".*"left_suspended":0' "$s_log"; then
+		detail="no shutdown line with left_suspended 0: $s_all"
+	else
+		note="kfdmp-sched --backend kfd: probe ok, set_class ok for pids $s_h1 $s_h2, SIGTERM exit 0, left_suspended 0"
+		return 0
+	fi
+	return 1
 }
 
 # Run the load checks; on the first loop report each one, later only
@@ -150,10 +216,13 @@ run_checks() { # run_checks LOOP LOADED
 	while read -r line <&3; do
 		idx=$((idx + 1))
 		case $line in
-		param\ * | event\ * | debugfs\ * | write\ *) ;;
+		param\ * | event\ * | debugfs\ * | write\ * | tenant\ *) ;;
 		*) continue ;;
 		esac
 		case $bad in *" $idx "*) continue ;; esac
+		# tenant checks: the first load only (each costs a few process
+		# starts under TCG; later loads test the load cycle)
+		case $line in tenant\ *) [ "$1" -eq 1 ] || continue ;; esac
 		if [ "$2" -ne 1 ]; then
 			if [ "$1" -eq 1 ]; then
 				fail "$line" "amdgpu not loaded in loop 1"
@@ -165,6 +234,7 @@ run_checks() { # run_checks LOOP LOADED
 		rc=$?
 		if [ "$1" -eq 1 ]; then
 			if [ $rc -eq 0 ]; then pass "$line"; else fail "$line" "$detail"; fi
+			[ -z "$note" ] || info "$line: $note"
 		elif [ $rc -ne 0 ]; then
 			fail "$line [loop $1]" "$detail"
 		fi

@@ -24,6 +24,11 @@
 # other .ko under DIR) are loaded after the kernel's own dependencies, in
 # the order of their depends; after the checks they are unloaded in reverse
 # ("stack unloaded").
+#
+# `tenant CHECK` lines run tests/kernel/tenant-probe.c in the guest: built
+# here with `gcc -static` against the uapi kfd_ioctl.h of the tree under
+# test (--uapi FILE; by default the one of the --stack build, or of the
+# tree that --ko lies in), cached in cache/.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,13 +49,14 @@ MEM=2048
 # (static-key patching racing with the other vCPU), a TCG artefact.
 SMP=${QEMU_SMOKE_SMP:-1}
 STACK=
+UAPI=
 EXTRA_APPEND=${QEMU_SMOKE_APPEND:-}
 
 usage() {
 	cat <<EOF
 Usage: scripts/qemu-smoke.sh [--ko PATH] [--spec FILE] [--kver KVER]
                              [--outdir DIR] [--loops N] [--timeout SECS]
-                             [--stack DIR]
+                             [--stack DIR] [--uapi FILE]
 
 Boot /boot/vmlinuz-KVER under qemu-system-x86_64 (TCG) with a busybox
 initramfs and load-test amdgpu.ko against the spec.
@@ -65,6 +71,9 @@ initramfs and load-test amdgpu.ko against the spec.
   --timeout SECS  bound on the QEMU run (default: 300)
   --stack DIR     an amdgpu-dkms build (build/rocm-KVER[-nodc]): test
                   DIR/amd/amdgpu/amdgpu.ko with its companion modules
+  --uapi FILE     kfd_ioctl.h the tenant probe is built against (default:
+                  DIR/include/uapi/linux/kfd_ioctl.h of --stack, else that
+                  of the tree holding --ko, else build/tree's)
 
 Spec format: see the header of tests/kernel/smoke.conf.
 Results: OUTDIR/{results.txt,sysfs-kfd.txt,dmesg.txt,console.log}.
@@ -84,7 +93,7 @@ while [ $# -gt 0 ]; do
 	case $opt in
 	-h | --help) usage; exit 0 ;;
 	--*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
-	--ko | --spec | --kver | --outdir | --loops | --timeout | --stack)
+	--ko | --spec | --kver | --outdir | --loops | --timeout | --stack | --uapi)
 		[ $# -ge 2 ] || usage_err "option $opt needs an argument"
 		val=$2
 		shift 2
@@ -96,6 +105,7 @@ while [ $# -gt 0 ]; do
 		--loops) LOOPS=$val ;;
 		--timeout) TIMEOUT=$val ;;
 		--stack) STACK=$val ;;
+		--uapi) UAPI=$val ;;
 		esac ;;
 	*) usage_err "unknown argument '$opt'" ;;
 	esac
@@ -137,6 +147,7 @@ vermagic=$(modinfo -F vermagic "$KO" 2>/dev/null) || die "$KO is not a kernel mo
 # after whitespace), join tokens with one space. The normalised line is the
 # check's name on both sides.
 spec_lines=()
+tenant_checks=()
 lineno=0
 while IFS= read -r raw || [ -n "$raw" ]; do
 	lineno=$((lineno + 1))
@@ -157,7 +168,10 @@ while IFS= read -r raw || [ -n "$raw" ]; do
 	write) [ $nargs -ge 2 ] || usage_err "$where: 'write PATH VALUE' needs a path and a value: $line" ;;
 	load) ;;
 	refuse) [ $nargs -ge 2 ] || usage_err "$where: 'refuse REGEX ARGS...' needs a regex and arguments: $line" ;;
-	*) usage_err "$where: unknown directive '${w[0]}' (param, event, debugfs, write, load, refuse)" ;;
+	tenant)
+		[ $nargs -eq 1 ] || usage_err "$where: 'tenant CHECK' takes one argument: $line"
+		tenant_checks+=("${w[1]}:$where") ;;
+	*) usage_err "$where: unknown directive '${w[0]}' (param, event, debugfs, write, load, refuse, tenant)" ;;
 	esac
 	spec_lines+=("$line")
 done <"$SPEC"
@@ -167,7 +181,7 @@ expected=("deps loaded")
 for ((i = 1; i <= LOOPS; i++)); do
 	expected+=("loop $i/$LOOPS insmod" "loop $i/$LOOPS /dev/kfd")
 	for l in "${spec_lines[@]}"; do
-		case $l in param\ * | event\ * | debugfs\ * | write\ *) [ "$i" -eq 1 ] && expected+=("$l") ;; esac
+		case $l in param\ * | event\ * | debugfs\ * | write\ * | tenant\ *) [ "$i" -eq 1 ] && expected+=("$l") ;; esac
 	done
 	expected+=("loop $i/$LOOPS rmmod")
 done
@@ -330,6 +344,63 @@ if [ ! -f "$KOCPIO" ]; then
 	rm -rf "$stage"
 fi
 
+# The tenant probe, when the spec has `tenant` lines. Keyed on the source,
+# the header and the compiler.
+PROBE=
+if [ ${#tenant_checks[@]} -gt 0 ]; then
+	command -v gcc >/dev/null || die "'gcc' not found: the spec's tenant lines need it (install gcc)"
+	if [ -z "$UAPI" ]; then
+		if [ -n "$STACK" ]; then
+			UAPI=$STACK/include/uapi/linux/kfd_ioctl.h
+		elif [[ $ko_abs == */drivers/gpu/drm/amd/amdgpu/amdgpu.ko ]]; then
+			UAPI=${ko_abs%/drivers/gpu/drm/amd/amdgpu/amdgpu.ko}/include/uapi/linux/kfd_ioctl.h
+		fi
+		[ -f "$UAPI" ] || UAPI=$root/build/tree/include/uapi/linux/kfd_ioctl.h
+	fi
+	[ -f "$UAPI" ] || die "uapi header $UAPI not found: the spec's tenant lines need the patched kfd_ioctl.h (pass --uapi FILE)"
+	grep -q 'define AMDKFD_IOC_TENANT_CTL' "$UAPI" ||
+		die "$UAPI has no AMDKFD_IOC_TENANT_CTL (a tree without patch 0026?): pass --uapi FILE of the series"
+	probe_src=$root/tests/kernel/tenant-probe.c
+	probe_key=$({ echo v1; sha256sum "$probe_src" "$UAPI"; gcc --version | head -n 1; } | sha256sum | cut -c1-16)
+	PROBE=$CACHE/tenant-probe-$probe_key
+	if [ ! -x "$PROBE" ]; then
+		echo "qemu-smoke: building the tenant probe against $UAPI"
+		pinc=$CACHE/probe-include
+		rm -rf "$pinc"
+		mkdir -p "$pinc/linux" "$pinc/drm"
+		cp "$UAPI" "$pinc/linux/kfd_ioctl.h"
+		# kfd_ioctl.h includes <drm/drm.h> for nothing but the types.
+		printf '#include <linux/types.h>\n#include <linux/ioctl.h>\n' >"$pinc/drm/drm.h"
+		rm -f "$CACHE"/tenant-probe-*
+		out=$(gcc -static -O2 -Wall -Wextra -Werror -std=gnu11 -I"$pinc" -o "$PROBE.tmp" "$probe_src" 2>&1) ||
+			die "building $probe_src against $UAPI failed (number or layout differ from the series?):"$'\n'"$out"
+		mv "$PROBE.tmp" "$PROBE"
+	fi
+	known=$("$PROBE" --list | cut -f1; echo kfdmp-sched)
+	for tc in "${tenant_checks[@]}"; do
+		grep -qx -- "${tc%%:*}" <<<"$known" ||
+			usage_err "${tc#*:}: unknown tenant check '${tc%%:*}' (tenant-probe --list: ${known//$'\n'/ })"
+	done
+fi
+
+# `tenant kfdmp-sched`: the daemon of tests/harness/sched, built
+# statically with its own copy of the ABI (kfd_tenant_uapi.h).
+SCHED=
+if printf '%s\n' "${tenant_checks[@]}" | grep -q '^kfdmp-sched:'; then
+	command -v g++ >/dev/null || die "'g++' not found: 'tenant kfdmp-sched' needs it (install g++)"
+	sched_dir=$root/tests/harness/sched/src
+	sched_src=("$sched_dir"/*.cpp)
+	sched_key=$({ echo v1; sha256sum "${sched_src[@]}" "$sched_dir"/*.h; g++ --version | head -n 1; } | sha256sum | cut -c1-16)
+	SCHED=$CACHE/kfdmp-sched-$sched_key
+	if [ ! -x "$SCHED" ]; then
+		echo "qemu-smoke: building kfdmp-sched (static) from $sched_dir"
+		rm -f "$CACHE"/kfdmp-sched-*
+		out=$(g++ -std=c++17 -O2 -static -Wall -Wextra -I"$sched_dir" -o "$SCHED.tmp" "${sched_src[@]}" 2>&1) ||
+			die "building kfdmp-sched failed:"$'\n'"$out"
+		mv "$SCHED.tmp" "$SCHED"
+	fi
+fi
+
 # Run part: /init, the normalised spec and the settings (always rebuilt).
 stage=$CACHE/stage-run
 rm -rf "$stage"
@@ -337,6 +408,11 @@ mkdir -p "$stage"
 install -m 0755 "$here/qemu-smoke-init.sh" "$stage/init"
 printf '%s\n' "${spec_lines[@]}" >"$stage/smoke.spec"
 echo "LOOPS=$LOOPS" >"$stage/smoke.env"
+if [ -n "$PROBE" ]; then
+	mkdir -p "$stage/bin"
+	install -m 0755 "$PROBE" "$stage/bin/tenant-probe"
+fi
+[ -z "$SCHED" ] || install -m 0755 "$SCHED" "$stage/bin/kfdmp-sched"
 pack "$stage" >"$CACHE/run.cpio"
 rm -rf "$stage"
 
