@@ -40,8 +40,12 @@ build() {
 	fi
 	echo "run-scaling: no cmake; building the CUDA binaries with nvcc and g++ (no tests)"
 	local src=$here/tests/harness/src cuda=${CUDA_HOME:-/usr/local/cuda}
-	local core=("$src"/{analysis,barrier,env_capture,json,kfd_dump,kfd_probe,launcher,options,report,shared_region,stats,tenant,worker}.cpp
-		"$src"/../sched/src/signal_socket.cpp)
+	# kfdmp_core's sources, as tests/harness/CMakeLists.txt lists them.
+	local core=()
+	mapfile -t core < <(sed -n '/^add_library(kfdmp_core STATIC/,/)/p' "$here/tests/harness/CMakeLists.txt" |
+		grep -o 'src/[a-z_]*\.cpp' | sed "s#^#$here/tests/harness/#")
+	[ ${#core[@]} -gt 0 ] || { echo "run-scaling: no kfdmp_core sources in tests/harness/CMakeLists.txt" >&2; return 1; }
+	core+=("$src"/../sched/src/signal_socket.cpp)
 	local cxx=(g++ -std=c++17 -O2 -I"$src" -I"$src/../sched/src" -DKFDMP_DEFAULT_TRACE_SCRIPT="\"$here/scripts/trace.sh\"")
 	local blas=() blas_lib=()
 	if [ -e "$cuda/include/cublas_v2.h" ]; then

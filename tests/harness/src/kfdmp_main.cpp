@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "env_capture.h"
 #include "kfd_probe.h"
+#include "kfd_trace.h"
 #include "launcher.h"
 #include "options.h"
 #include "report.h"
@@ -12,6 +13,7 @@
 #include <climits>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <sys/stat.h>
@@ -38,6 +40,56 @@ std::string self_dir()
 	return slash == std::string::npos ? "." : exe.substr(0, slash);
 }
 
+// Tenant mode under --trace: rewrites OUT/results.json's tenant section with
+// the transition latencies of trace_dir's trace.txt and prints them; false
+// when results.json could not be read or written.
+bool apply_trace_to_results(const std::string& out_dir, const std::string& trace_dir)
+{
+	const std::string path = out_dir + "/results.json";
+	std::string text;
+	if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+		char buf[65536];
+		for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+			text.append(buf, n);
+		std::fclose(f);
+	} else {
+		std::fprintf(stderr, "kfdmp: cannot read %s for the trace's tenant transitions: %s\n", path.c_str(),
+			     std::strerror(errno));
+		return false;
+	}
+	json::Value doc;
+	try {
+		doc = json::parse(text);
+	} catch (const std::exception& e) {
+		std::fprintf(stderr, "kfdmp: %s: %s\n", path.c_str(), e.what());
+		return false;
+	}
+	const KfdTrace trace = read_kfd_trace_dir(trace_dir);
+	std::vector<std::string> summary;
+	doc = apply_kfd_trace(doc, trace, summary);
+	std::FILE* f = std::fopen(path.c_str(), "w");
+	if (!f) {
+		std::fprintf(stderr, "kfdmp: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+		return false;
+	}
+	std::fprintf(f, "%s\n", json::dump(doc).c_str());
+	std::fclose(f);
+	std::printf("\ntenant transitions from the kfd trace (%s):\n",
+		    trace.available ? trace.file.c_str() : ("unavailable: " + trace.reason).c_str());
+	if (trace.malformed)
+		std::printf("  %llu malformed kfd event lines skipped, the first: %s\n",
+			    (unsigned long long)trace.malformed, trace.first_malformed.c_str());
+	if (trace.lost)
+		std::printf("  the ring buffer lost events (%llu LOST lines): unpaired transitions may follow\n",
+			    (unsigned long long)trace.lost);
+	for (const std::string& line : summary)
+		std::printf("  %s\n", line.c_str());
+	if (summary.empty())
+		std::printf("  no sched arm ran\n");
+	std::printf("results (with the transitions): %s\n", path.c_str());
+	return true;
+}
+
 // Re-runs this command under the trace wrapper, without --trace.
 int run_traced(const Options& o, int argc, char** argv)
 {
@@ -50,8 +102,11 @@ int run_traced(const Options& o, int argc, char** argv)
 		cargv.push_back(a.data());
 	cargv.push_back(nullptr);
 	std::fprintf(stderr, "kfdmp: tracing with %s\n", o.trace_script.c_str());
+	const std::string trace_dir = o.out_dir + "/trace";
 	const pid_t pid = fork();
 	if (pid == 0) {
+		// The traced kfdmp says in its report that the trace is read afterwards.
+		setenv("KFDMP_TRACE_DIR", trace_dir.c_str(), 1);
 		execv(cargv[0], cargv.data());
 		std::fprintf(stderr, "kfdmp: cannot execute %s: %s\n", cargv[0], std::strerror(errno));
 		_exit(127);
@@ -59,7 +114,12 @@ int run_traced(const Options& o, int argc, char** argv)
 	int status = 0;
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
 	}
-	return pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : exit_failed;
+	const int rc = pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : exit_failed;
+	// trace.sh writes trace.txt only once the command has exited: the
+	// tenant section's transition latencies are filled in now.
+	if (!o.critical.empty() && !apply_trace_to_results(o.out_dir, trace_dir) && rc == exit_ok)
+		return exit_failed;
+	return rc;
 }
 
 bool make_dirs(const std::string& path)
@@ -353,6 +413,7 @@ int main(int argc, char** argv)
 				r.sched_log = daemon.log;
 			}
 			r.launch = launch(spec);
+			r.sched_pid = daemon.pid;
 			daemon.stop();
 			r.sched_status = daemon.status;
 			r.kfd = kfd.finish();
@@ -374,7 +435,11 @@ int main(int argc, char** argv)
 	print_table(stdout, runs);
 	std::vector<TenantReport> tenants;
 	if (tenant_mode) {
-		tenants = tenant_reports(runs, skipped, o.arms);
+		const char* traced = std::getenv("KFDMP_TRACE_DIR");
+		tenants = tenant_reports(runs, skipped, o.arms,
+					 traced ? std::string("read from ") + traced +
+							  "/trace.txt once the traced run has ended (see the table after it)"
+						: "no kfd trace: run with --trace (scripts/trace.sh records amdkfd:kfd_tenant_ctl)");
 		print_tenant_table(stdout, o, tenants);
 	}
 	const std::string json_path = o.out_dir + "/results.json";

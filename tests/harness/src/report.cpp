@@ -646,7 +646,7 @@ int64_t read_sched_log(const std::string& path, TenantArmInput& in)
 
 std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 					 const std::vector<std::pair<uint32_t, TenantArmInput>>& skipped,
-					 const std::vector<std::string>& arms)
+					 const std::vector<std::string>& arms, const std::string& transition_reason)
 {
 	std::vector<TenantReport> out;
 	uint32_t repeats = 0;
@@ -701,9 +701,10 @@ std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 				in.critical_ns = r.launch.workers[0].latencies_ns;
 				in.critical_qps = r.m.workers.empty() ? NAN : r.m.workers[0].qps;
 				in.be_qps = mean_qps_per_workload(r, 1);
-				if (arm == "sched")
-					in.transition_reason = "the kfd trace has no tenant-control events "
-							       "(the series defines no kfd_tenant_ctl trace event yet)";
+				if (arm == "sched") {
+					in.transition_reason = transition_reason;
+					in.sched_pid = r.sched_pid;
+				}
 			}
 			if (!found) {
 				in.status = "failed";
@@ -727,20 +728,28 @@ json::Value percentiles_json(const Percentiles& p)
 	return v;
 }
 
+} // namespace
+
 json::Value transition_json(const Transition& t)
 {
 	json::Value v;
 	if (!t.available) {
 		v.set("unavailable", t.reason);
-		return v;
+	} else {
+		v.set("p50_us", t.p50_us);
+		v.set("p99_us", t.p99_us);
+		v.set("samples", t.samples);
 	}
-	v.set("p50_us", t.p50_us);
-	v.set("p99_us", t.p99_us);
-	v.set("samples", t.samples);
+	if (t.counts.events) {
+		v.set("tenant_ctl_events", t.counts.events);
+		json::Value left;
+		left.set("failed", t.counts.errors);
+		left.set("no_cycle", t.counts.no_cycle);
+		left.set("unpaired", t.counts.unpaired);
+		v.set("left_out", left);
+	}
 	return v;
 }
-
-} // namespace
 
 json::Value tenant_json(const Options& o, const std::vector<TenantReport>& reports)
 {
@@ -781,6 +790,7 @@ json::Value tenant_json(const Options& o, const std::vector<TenantReport>& repor
 		if (r.arm == "sched" && r.status == "ok") {
 			json::Value sd;
 			sd.set("log", r.sched_log);
+			sd.set("daemon_pid", r.sched_pid);
 			sd.set("suspends", r.suspends);
 			sd.set("resumes", r.resumes);
 			sd.set("decision_latency", percentiles_json(r.decision));
@@ -795,6 +805,20 @@ json::Value tenant_json(const Options& o, const std::vector<TenantReport>& repor
 	doc.set("arms", arms);
 	return doc;
 }
+
+namespace {
+
+std::string transition_text(const Transition& t)
+{
+	if (!t.available)
+		return "unavailable: " + t.reason;
+	char buf[128];
+	std::snprintf(buf, sizeof buf, "p50 %.0f us, p99 %.0f us (%llu samples)", t.p50_us, t.p99_us,
+		      (unsigned long long)t.samples);
+	return buf;
+}
+
+} // namespace
 
 void print_tenant_table(std::FILE* out, const Options& o, const std::vector<TenantReport>& reports)
 {
@@ -818,6 +842,12 @@ void print_tenant_table(std::FILE* out, const Options& o, const std::vector<Tena
 					  "p99 %.0f us (%s)\n",
 				     (unsigned long long)r.suspends, (unsigned long long)r.resumes, r.decision.p50_us,
 				     r.decision.p99_us, r.sched_log.c_str());
+		if (r.arm == "sched" && !r.suspend.available && !r.resume.available && r.suspend.reason == r.resume.reason)
+			std::fprintf(out, "         suspend-to-unmapped, resume-to-running: %s\n",
+				     transition_text(r.suspend).c_str());
+		else if (r.arm == "sched")
+			std::fprintf(out, "         suspend-to-unmapped: %s; resume-to-running: %s\n",
+				     transition_text(r.suspend).c_str(), transition_text(r.resume).c_str());
 	}
 }
 

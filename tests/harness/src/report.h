@@ -63,6 +63,7 @@ struct Run {
 	std::string tenant_role, tenant_arm;
 	std::string sched_log; // the sched arm: kfdmp-sched's decision log
 	int sched_status = -1; // and its exit status (-1: not started, or killed)
+	int64_t sched_pid = 0; // and its pid (0: not started)
 	LaunchResult launch;
 	json::Value kfd;
 	RunMetrics m{};
@@ -88,9 +89,15 @@ struct TenantReport {
 };
 // The arm runs judged against the alone runs of the same repeat; skipped
 // arms come in `skipped` (arm, status and reason set).
+// `transition_reason`: why the sched arms have no transition latency yet
+// (they come from the kfd trace, read after the run: kfd_trace.h).
 std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 					 const std::vector<std::pair<uint32_t, TenantArmInput>>& skipped,
-					 const std::vector<std::string>& arms);
+					 const std::vector<std::string>& arms,
+					 const std::string& transition_reason = "no kfd trace: run with --trace");
+// {"p50_us", "p99_us", "samples"} or {"unavailable": reason}, with the
+// trace's counts ("tenant_ctl_events", "left_out") when it had events.
+json::Value transition_json(const Transition& t);
 json::Value tenant_json(const Options& o, const std::vector<TenantReport>& reports);
 void print_tenant_table(std::FILE* out, const Options& o, const std::vector<TenantReport>& reports);
 

@@ -70,6 +70,7 @@ TenantArmResult judge_tenant_arm(const TenantAlone& alone, const TenantArmInput&
 		r.resumes = in.resumes;
 		r.decision = percentiles_of(in.decision_ns);
 		r.sched_log = in.sched_log;
+		r.sched_pid = in.sched_pid;
 		r.suspend = transition_of(in.suspend_ns, in.transition_reason);
 		r.resume = transition_of(in.resume_ns, in.transition_reason);
 	} else {
@@ -94,14 +95,17 @@ TenantArmResult judge_tenant_arm(const TenantAlone& alone, const TenantArmInput&
 	else
 		r.latency_target = "pass";
 
-	if (!r.suspend.available)
-		r.suspend_target = "unavailable: " + r.suspend.reason;
-	else if (r.suspend.p99_us >= t.suspend_p99_max_us)
-		r.suspend_target = fmt("fail: suspend-to-unmapped p99 %.0f us >= %.0f us", r.suspend.p99_us,
-				       t.suspend_p99_max_us);
-	else
-		r.suspend_target = "pass";
+	r.suspend_target = suspend_target_of(r.suspend, t);
 	return r;
+}
+
+std::string suspend_target_of(const Transition& s, const TenantTargets& t)
+{
+	if (!s.available)
+		return "unavailable: " + s.reason;
+	if (s.p99_us >= t.suspend_p99_max_us)
+		return fmt("fail: suspend-to-unmapped p99 %.0f us >= %.0f us", s.p99_us, t.suspend_p99_max_us);
+	return "pass";
 }
 
 } // namespace kfdmp

@@ -23,6 +23,15 @@ struct Percentiles {
 };
 Percentiles percentiles_of(std::vector<uint64_t> ns);
 
+// What the trace held for one op (SUSPEND or RESUME) of one caller: its
+// kfd_tenant_ctl events, and those left out of the samples, by cause.
+struct TransitionCounts {
+	uint64_t events = 0;   // kfd_tenant_ctl events of the op (one per GPU and call)
+	uint64_t errors = 0;   // ret != 0, or the paired unmap/runlist event failed
+	uint64_t no_cycle = 0; // wait_ns 0: nothing changed, no preemption cycle ran
+	uint64_t unpaired = 0; // no kfd_unmap_queues / kfd_runlist_submit on its GPU in its window
+};
+
 // A transition latency (suspend-to-unmapped, resume-to-running) taken from
 // the kfd trace events, or why it could not be taken (never zero).
 struct Transition {
@@ -30,6 +39,7 @@ struct Transition {
 	std::string reason; // when !available
 	double p50_us = 0, p99_us = 0;
 	uint64_t samples = 0;
+	TransitionCounts counts; // from the trace (all 0 without one)
 };
 // Empty samples give unavailable with `reason_if_none`.
 Transition transition_of(std::vector<uint64_t> ns, const std::string& reason_if_none);
@@ -54,6 +64,7 @@ struct TenantArmInput {
 	uint64_t suspends = 0, resumes = 0;
 	std::vector<uint64_t> decision_ns; // each suspend/resume decision's latency_us, in ns
 	std::string sched_log;
+	int64_t sched_pid = 0; // the daemon's pid: the task of its kfd_tenant_ctl events
 };
 
 struct BestEffortKept {
@@ -72,10 +83,14 @@ struct TenantArmResult {
 	uint64_t suspends = 0, resumes = 0;
 	Percentiles decision{};
 	std::string sched_log;
+	int64_t sched_pid = 0;
 	// "pass", "fail: why" or "unavailable: why"
 	std::string latency_target; // p99 ratio and best-effort kept together
 	std::string suspend_target;
 };
+
+// "pass", "fail: why" or "unavailable: why" for suspend-to-unmapped p99.
+std::string suspend_target_of(const Transition& suspend, const TenantTargets& t = {});
 
 TenantArmResult judge_tenant_arm(const TenantAlone& alone, const TenantArmInput& in, const TenantTargets& t = {});
 

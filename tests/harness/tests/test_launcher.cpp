@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <dirent.h>
 #include <set>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -353,6 +354,58 @@ TEST(LauncherBinary, TenantModeSchedArmDrivesKfdmpSched)
 		  std::string::npos) << log;
 	EXPECT_NE(log.find("\"left_suspended\":0"), std::string::npos) << log;
 	EXPECT_TRUE(arms[0].at("suspend_to_unmapped").at("unavailable").is_string());
+	std::filesystem::remove_all(out);
+}
+
+// --trace in tenant mode: the trace wrapper writes trace.txt only after
+// kfdmp has exited, so the launcher reads it then and rewrites the tenant
+// section. A stand-in for scripts/trace.sh records lines of the daemon's
+// pid in the raw tracefs format (the real one needs root and the driver).
+TEST(LauncherBinary, TenantModeReadsTheTraceAfterTheTracedRun)
+{
+	const std::string out = temp_dir();
+	const std::string script = out + "/fake-trace.sh";
+	{
+		std::FILE* f = std::fopen(script.c_str(), "w");
+		ASSERT_NE(f, nullptr);
+		std::fputs("#!/bin/sh\n"
+			   "# record OUTDIR -- CMD...\n"
+			   "dir=$2; shift 3; mkdir -p \"$dir\"; \"$@\"; rc=$?\n"
+			   "pid=$(grep -o '\"daemon_pid\": *[0-9]*' \"$dir/../results.json\" | grep -o '[0-9]*$')\n"
+			   "printf 'status=on\\nmethod=tracefs\\n' > \"$dir/trace.env\"\n"
+			   "l=\"kfdmp-sched-$pid [001] .....\"\n"
+			   "{ echo \"$l 10.000300: kfd_unmap_queues: gpu_id=5 filter=dynamic filter_param=0 ret=0 wait_us=250\"\n"
+			   "  echo \"$l 10.000350: kfd_tenant_ctl: gpu_id=5 op=suspend procs=2 ret=0 wait_ns=300000 duration_ns=350000\"\n"
+			   "  echo \"$l 10.020120: kfd_runlist_submit: gpu_id=5 processes=3 active_queues=9 oversubscribed=no reasons= duration_us=9 ret=0\"\n"
+			   "  echo \"$l 10.020130: kfd_tenant_ctl: gpu_id=5 op=resume procs=2 ret=0 wait_ns=100000 duration_ns=130000\"\n"
+			   "} > \"$dir/trace.txt\"\n"
+			   "exit $rc\n",
+			   f);
+		std::fclose(f);
+		chmod(script.c_str(), 0755);
+	}
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --critical sleep --rate 50 --mix slow:2 --iters 2000 --duration 0.4 --warmup 0.05"
+				" --arms sched --sched-backend fake --sched-bin " + KFDMP_SCHED_BIN + " --trace --trace-script " +
+				script + " --out " + out + " > " + out + "/stdout.txt 2>&1";
+	ASSERT_EQ(run_command(cmd), 0) << *read_text(out + "/stdout.txt");
+	const std::string stdout_text = *read_text(out + "/stdout.txt");
+	// The traced kfdmp said where the values would come from; the launcher then read them.
+	EXPECT_NE(stdout_text.find("once the traced run has ended"), std::string::npos) << stdout_text;
+	EXPECT_NE(stdout_text.find("tenant transitions from the kfd trace (" + out + "/trace/trace.txt)"),
+		  std::string::npos) << stdout_text;
+	const json::Value doc = json::parse(*read_text(out + "/results.json"));
+	const auto& arms = doc.at("tenant").at("arms").array();
+	ASSERT_EQ(arms.size(), 1u);
+	ASSERT_EQ(arms[0].at("status").string(), "ok") << stdout_text;
+	EXPECT_GT(arms[0].at("sched").at("daemon_pid").number(), 0);
+	const json::Value& s = arms[0].at("suspend_to_unmapped");
+	ASSERT_EQ(s.find("unavailable"), nullptr) << json::dump(s);
+	EXPECT_NEAR(s.at("p50_us").number(), 300, 1e-9);
+	EXPECT_EQ(s.at("samples").number(), 1);
+	EXPECT_NEAR(arms[0].at("resume_to_running").at("p99_us").number(), 120, 1e-9);
+	EXPECT_EQ(arms[0].at("suspend_target").string(), "pass");
+	EXPECT_EQ(doc.at("tenant").at("trace").at("status").string(), "read");
 	std::filesystem::remove_all(out);
 }
 
