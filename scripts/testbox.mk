@@ -5,6 +5,13 @@
 #                         the harness, report, restore the stock driver
 #                         (root, a gfx9.4.x GPU; see scripts/testbox.sh --help)
 #   make testbox-dry-run  the same walk without changing anything (any machine)
+#   make testbox-tenant   the same run in tenant mode (issue 18): the series'
+#                         driver with stock parameters, then with
+#                         kfd_short_dequeue_wait=on; per configuration kfdmp's
+#                         tenant mode (arms none, sched, priority) under the
+#                         trace; the report checks the tenant targets.
+#                         TENANT_RATE=R fixes the critical tenant's rate (else
+#                         measured: u <= 0.3); = testbox.sh run --tenant
 #   make dkms-install     stage the patched tree for DKMS under its own name,
 #                         amdgpu-kfdmp, and dkms add/build/install: on an
 #                         amdgpu-dkms box the patched vendor tree (version
@@ -21,13 +28,19 @@
 # loaded here); KSRC picks the amdgpu-dkms source (default: the newest
 # /usr/src/amdgpu-*); DRY_RUN and FORCE are passed through the environment.
 TESTBOX_ARGS ?=
+TENANT_RATE ?=
 PORT_ARGS ?=
 TESTBOX_KVER = $(if $(KVER),$(KVER),$(shell uname -r))
 
-.PHONY: testbox testbox-dry-run testbox-restore dkms-install dkms-remove port
+.PHONY: testbox testbox-tenant testbox-dry-run testbox-restore dkms-install dkms-remove port
 
 testbox:
 	TESTBOX_ARGS_GIVEN='$(TESTBOX_ARGS)' KVER=$(TESTBOX_KVER) scripts/testbox.sh run $(TESTBOX_ARGS)
+
+# A target of its own, like testbox-dry-run: the tenant run replaces the
+# matrix and the workloads, so it is another run, not one more option.
+testbox-tenant:
+	TESTBOX_ARGS_GIVEN='$(TESTBOX_ARGS)' TENANT_RATE='$(TENANT_RATE)' KVER=$(TESTBOX_KVER) scripts/testbox.sh run --tenant $(TESTBOX_ARGS)
 
 testbox-dry-run:
 	KVER=$(TESTBOX_KVER) scripts/testbox.sh --dry-run $(TESTBOX_ARGS)

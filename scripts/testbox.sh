@@ -58,6 +58,19 @@
 #                      (also ACCEPT_LOCAL_EDITS=1)
 #   --manifest FILE    sha256sum lines of the pristine tree, for a tree no
 #                      package manager owns
+#   --tenant           tenant mode (issue 18; make testbox-tenant): the matrix
+#                      tests/testbox/tenant.conf (the series' driver with stock
+#                      parameters, then with kfd_short_dequeue_wait=on) and,
+#                      per configuration, kfdmp's tenant mode instead of the
+#                      workloads: --critical latency --rate R --mix
+#                      saturate:5 --arms none,sched,priority (default window
+#                      --duration 10 --warmup 2); R from the critical tenant's
+#                      busy fraction alone, u = R / its closed-loop QPS alone
+#                      <= 0.3 (docs/tenant-control.md section 6), measured
+#                      first on the loaded driver; the report lists each arm's
+#                      targets from results.json's tenant section
+#   --tenant-rate R    tenant mode at this rate (per second), no measurement
+#                      (also TENANT_RATE=R)
 #
 # Which driver: the box's amdgpu-dkms source when there is one - KSRC, else
 # the tree DKMS has installed for the running kernel (dkms status: amdgpu
@@ -72,7 +85,7 @@
 # accepted. Without one (or with --module), the upstream 6.12 path: our
 # amdgpu.ko alone, on a 6.12 kernel.
 # Environment: KVER (default $(uname -r)), KSRC, DC, BUILD, TREE, JOBS
-# (scripts/lib.sh); KFDMP_GPU (harness backend, default auto). Exit status: 0 ok; 1 a check,
+# (scripts/lib.sh); KFDMP_GPU (harness backend, default auto); TENANT_RATE. Exit status: 0 ok; 1 a check,
 # a configuration or the restore failed; 2 usage; 130 interrupted.
 # Layout of the run directory and the report's JSON schema:
 # scripts/report/README.md.
@@ -145,6 +158,15 @@ PRISTINE=${PRISTINE:-}
 ACCEPT_LOCAL_EDITS=${ACCEPT_LOCAL_EDITS:-0}
 TREE_MANIFEST=
 TREE_FROM=
+# Tenant mode (issue 18): docs/tenant-control.md section 6.
+TENANT=0
+TENANT_RATE=${TENANT_RATE:-}
+TENANT_CRITICAL=latency
+TENANT_MIX=saturate:5
+TENANT_ARMS=none,sched,priority
+TENANT_U_MAX=0.3
+MATRIX_GIVEN=0
+WINDOW_GIVEN=
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
@@ -152,13 +174,13 @@ parse_options() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--dry-run) DRY=1 ;;
-		--matrix) MATRIX=$2; shift ;;
+		--matrix) MATRIX=$2; MATRIX_GIVEN=1; shift ;;
 		--configs) CONFIGS=$2; shift ;;
 		--workloads) WORKLOADS=${2//,/ }; shift ;;
 		--procs) PROCS=$2; shift ;;
 		--repeat) REPEAT=$2; shift ;;
-		--duration) DURATION=$2; shift ;;
-		--warmup) WARMUP=$2; shift ;;
+		--duration) DURATION=$2; WINDOW_GIVEN+=d; shift ;;
+		--warmup) WARMUP=$2; WINDOW_GIVEN+=w; shift ;;
 		--devices) DEVICES=$2; shift ;;
 		--kfdmp-args) KFDMP_ARGS=$2; shift ;;
 		--ctest) CTEST=1 ;;
@@ -176,6 +198,8 @@ parse_options() {
 		--pristine) PRISTINE=$2; shift ;;
 		--accept-local-edits) ACCEPT_LOCAL_EDITS=1 ;;
 		--manifest) TREE_MANIFEST=$2; shift ;;
+		--tenant) TENANT=1 ;;
+		--tenant-rate) TENANT_RATE=$2; shift ;;
 		-h|--help) usage; exit 0 ;;
 		*) printf 'testbox: unknown option %s (see --help)\n' "$1" >&2; exit 2 ;;
 		esac
@@ -184,6 +208,19 @@ parse_options() {
 	case $PARAMS_FROM in auto|modinfo|series) ;; *) die "--params-from: auto, modinfo or series" ;; esac
 	[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || die "--repeat: a positive integer"
 	[[ $PROCS =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--procs: a list like 1,2,4,8"
+	if [ -n "$TENANT_RATE" ]; then
+		if [[ ! $TENANT_RATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || [[ $TENANT_RATE =~ ^0*(\.0*)?$ ]]; then
+			die "--tenant-rate/TENANT_RATE: a rate per second > 0, e.g. 30 (got '$TENANT_RATE')"
+		fi
+		[ "$TENANT" = 1 ] || die "--tenant-rate/TENANT_RATE needs --tenant (make testbox-tenant)"
+	fi
+	if [ "$TENANT" = 1 ]; then
+		# One harness invocation per configuration: the tenant mode.
+		WORKLOADS=tenant
+		[ "$MATRIX_GIVEN" = 1 ] || MATRIX=$ROOT/tests/testbox/tenant.conf
+		[[ $WINDOW_GIVEN == *d* ]] || DURATION=10
+		[[ $WINDOW_GIVEN == *w* ]] || WARMUP=2
+	fi
 	[ -f "$MATRIX" ] || die "no matrix file $MATRIX"
 	[ -z "$STACK_DIR" ] || [ "$MODULE_GIVEN" = 0 ] || die "--module and --stack: one or the other"
 	detect_stack
@@ -707,16 +744,75 @@ stop_queue_sampler() {
 	QSAMPLER=
 }
 
+# kfdmp_cmd WORKLOAD OUT [RATE]: the harness command of one workload, NUL
+# separated. WORKLOAD "tenant": the tenant mode at RATE (issue 18);
+# "tenant-alone": the critical workload alone, closed loop, one process, the
+# measurement the rate is picked from.
 kfdmp_cmd() {
-	local wl=$1 out=$2
+	local wl=$1 out=$2 rate=${3:-}
 	local c=("$HARNESS_DIR/kfdmp" --workload "$wl" --procs "$PROCS" --repeat "$REPEAT"
 		--duration "$DURATION" --warmup "$WARMUP" --out "$out")
+	case $wl in
+	tenant) c=("$HARNESS_DIR/kfdmp" --critical "$TENANT_CRITICAL" --rate "$rate" --mix "$TENANT_MIX"
+		--arms "$TENANT_ARMS" --repeat "$REPEAT" --duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
+	tenant-alone) c=("$HARNESS_DIR/kfdmp" --workload "$TENANT_CRITICAL" --procs 1 --repeat 1
+		--duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
+	esac
 	[ -z "$DEVICES" ] || c+=(--devices "$DEVICES")
 	# shellcheck disable=SC2206 # split on purpose: a list of options
 	[ -z "$KFDMP_ARGS" ] || c+=($KFDMP_ARGS)
 	# shellcheck disable=SC2206 # the arm's options (matrix.conf), after the run's
 	[ -z "$ARM_KFDMP_ARGS" ] || c+=($ARM_KFDMP_ARGS)
 	printf '%s\0' "${c[@]}"
+}
+
+# tenant_rate WDIR: the critical tenant's rate for this configuration, into
+# WDIR/rate.env. TENANT_RATE when given; else measured on the loaded driver:
+# the critical workload alone, closed loop (one query at a time), gives its
+# QPS alone q = 1 / (its time per query), so at rate R its busy fraction is
+# u = R / q; R = floor(TENANT_U_MAX * q), the largest whole rate with
+# u <= 0.3 (docs/tenant-control.md section 6). Sets RATE; returns 1 with
+# RATE_WHY when it cannot be measured.
+RATE='' RATE_WHY=''
+tenant_rate() {
+	local wdir=$1 adir=$1/critical-alone rc=0 got
+	local -a argv
+	RATE='' RATE_WHY=''
+	if [ -n "$TENANT_RATE" ]; then
+		RATE=$TENANT_RATE
+		printf 'rate=%s\nrate_from=given (TENANT_RATE/--tenant-rate)\n' "$RATE" >"$wdir/rate.env"
+		echo "   tenant rate $RATE/s (given)"
+		return 0
+	fi
+	mkdir -p "$adir"
+	mapfile -d '' -t argv < <(kfdmp_cmd tenant-alone "$adir")
+	echo "   + $(q "${argv[@]}")   # the critical tenant alone: its QPS picks the rate"
+	"${argv[@]}" >"$adir/kfdmp.log" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || { RATE_WHY="the critical tenant alone failed (kfdmp exited $rc, $adir/kfdmp.log)"; [ "$rc" != 130 ] || STOP_ALL=1; return 1; }
+	got=$(python3 - "$adir/results.json" "$TENANT_U_MAX" <<'PY'
+import json, math, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+    q = [s.get("qps_mean") for s in doc.get("summary", []) if s.get("procs") == 1]
+    q = q[0] if q else None
+except (OSError, ValueError) as e:
+    print("why=no results.json: %s" % e)
+    sys.exit(0)
+if not isinstance(q, (int, float)) or not q > 0:
+    print("why=results.json has no QPS at 1 process")
+    sys.exit(0)
+rate = math.floor(float(sys.argv[2]) * q)
+if rate < 1:
+    print("why=the critical tenant alone completes %.2f queries/s: no whole rate keeps u <= %s" % (q, sys.argv[2]))
+    sys.exit(0)
+print("critical_alone_qps=%.3f\nrate=%d\nu=%.3f" % (q, rate, rate / q))
+PY
+)
+	if [[ $got == why=* ]]; then RATE_WHY="the critical tenant alone: ${got#why=} ($adir)"; return 1; fi
+	RATE=$(sed -n 's/^rate=//p' <<<"$got")
+	[ -n "$RATE" ] || { RATE_WHY="the critical tenant alone: its results could not be read (${got:-no output}; $adir)"; return 1; }
+	{ printf '%s\n' "$got"; printf 'u_max=%s\nrate_from=measured (%s alone, closed loop, 1 process: %s)\n' "$TENANT_U_MAX" "$TENANT_CRITICAL" "${adir#"$OUT"/}/results.json"; } >"$wdir/rate.env"
+	echo "   tenant rate $RATE/s: $(tr '\n' ' ' <<<"$got")(u <= $TENANT_U_MAX)"
 }
 
 TROUBLE_STOP='GPU reset|HWS hang|hws hang|ring .* timeout|Failed to evict|BUG:|Oops'
@@ -741,7 +837,12 @@ run_config() {
 		would sh -c "echo 0 >$KFD_DEBUGFS/mp_stats"
 		echo "   [dry-run] would save $KFD_DEBUGFS/{mp_stats,hqds,rls} to $cdir/*.before and sample $KFD_SYSFS/proc/*/queues every second to $cdir/queues.tsv"
 		for wl in $WORKLOADS; do
-			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl")
+			if [ "$wl" = tenant ] && [ -z "$TENANT_RATE" ]; then
+				mapfile -d '' -t argv < <(kfdmp_cmd tenant-alone "$cdir/$wl/critical-alone")
+				would "${argv[@]}"
+				echo "   [dry-run] would take the rate R = floor($TENANT_U_MAX x its QPS alone), so that u = R / QPS <= $TENANT_U_MAX, into $cdir/$wl/rate.env"
+			fi
+			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl" "${TENANT_RATE:-R}")
 			if [ "$TRACE" = 1 ]; then would "$ROOT/scripts/trace.sh" record "$cdir/$wl/trace" -- "${argv[@]}"
 			else would "${argv[@]}"; fi
 		done
@@ -802,7 +903,14 @@ run_config() {
 	for wl in $WORKLOADS; do
 		wdir=$cdir/$wl
 		mkdir -p "$wdir/trace"
-		mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$wdir")
+		if [ "$wl" = tenant ] && ! tenant_rate "$wdir"; then
+			printf 'exit_code=\nnot_run=%s\n' "$RATE_WHY" >"$wdir/workload.env"
+			st="failed: tenant mode not run: $RATE_WHY"
+			echo "   $st"
+			[ "$STOP_ALL" = 0 ] || break
+			continue
+		fi
+		mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$wdir" "$RATE")
 		rc=0
 		if [ "$TRACE" = 1 ]; then
 			echo "   + scripts/trace.sh record $wdir/trace -- $(q "${argv[@]}")"
@@ -874,6 +982,13 @@ write_run_env() {
 		echo "matrix=${MATRIX#"$ROOT"/}"
 		echo "configs=$(printf '%s\n' "${MATRIX_ROWS[@]}" | cut -f1 | tr '\n' ' ' | sed 's/ $//')"
 		echo "workloads=$WORKLOADS"
+		if [ "$TENANT" = 1 ]; then
+			echo "tenant=1"
+			echo "tenant_critical=$TENANT_CRITICAL"
+			echo "tenant_mix=$TENANT_MIX"
+			echo "tenant_arms=$TENANT_ARMS"
+			echo "tenant_rate=${TENANT_RATE:-measured per configuration, u <= $TENANT_U_MAX}"
+		fi
 	} >"$OUT/run.env"
 }
 
@@ -906,7 +1021,9 @@ on_exit() {
 # sudo_line: how to run this as root, as the user typed it.
 sudo_line() {
 	if [ -n "${MAKELEVEL:-}" ]; then
-		printf 'sudo make testbox%s%s' "${USER_KSRC:+ KSRC=$USER_KSRC}" "${TESTBOX_ARGS_GIVEN:+ TESTBOX_ARGS=\"$TESTBOX_ARGS_GIVEN\"}"
+		printf 'sudo make %s%s%s%s' "$([ "$TENANT" = 1 ] && echo testbox-tenant || echo testbox)" "${USER_KSRC:+ KSRC=$USER_KSRC}" \
+			"$([ "$TENANT" = 1 ] && [ -n "$TENANT_RATE" ] && echo " TENANT_RATE=$TENANT_RATE")" \
+			"${TESTBOX_ARGS_GIVEN:+ TESTBOX_ARGS=\"$TESTBOX_ARGS_GIVEN\"}"
 	else
 		printf 'sudo %s' "$(q "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
 	fi

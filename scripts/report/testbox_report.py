@@ -232,17 +232,66 @@ def num(x):
     return x if isinstance(x, (int, float)) and not (isinstance(x, float) and not math.isfinite(x)) else None
 
 
+def transition_of(t):
+    """A results.json transition ({p50_us, p99_us, samples} or {unavailable})."""
+    t = t if isinstance(t, dict) else {}
+    return {"p50_us": num(t.get("p50_us")), "p99_us": num(t.get("p99_us")), "samples": t.get("samples"),
+            "unavailable": t.get("unavailable") if isinstance(t.get("unavailable"), str) else None}
+
+
+def target_state(s):
+    """pass | fail | unavailable: the word a harness target check starts with."""
+    s = s if isinstance(s, str) else ""
+    for w in ("pass", "fail", "unavailable"):
+        if s == w or s.startswith(w + ":"):
+            return w
+    return "unavailable"
+
+
+def tenant_of(t, rate_env):
+    """The tenant section of a kfdmp results.json (harness schema 3, issue 18),
+    as the harness judged it: nothing is recomputed here."""
+    t = t if isinstance(t, dict) else {}
+    arms = []
+    for a in t.get("arms") or []:
+        crit = a.get("critical") or {}
+        alone = a.get("critical_alone") or {}
+        arms.append({"arm": a.get("arm"), "repeat": a.get("repeat"), "status": a.get("status") or "?",
+                     "reason": a.get("reason") or "",
+                     "critical_p99_us": num(crit.get("p99_us")), "critical_alone_p99_us": num(alone.get("p99_us")),
+                     "critical_p99_ratio": num(a.get("critical_p99_ratio")), "critical_qps": num(a.get("critical_qps")),
+                     "best_effort_kept_min": num(a.get("best_effort_kept_min")),
+                     "best_effort": [{"workload": b.get("workload"), "kept": num(b.get("kept"))}
+                                     for b in a.get("best_effort") or []],
+                     "suspend_to_unmapped": transition_of(a.get("suspend_to_unmapped")),
+                     "latency_target": a.get("latency_target") or "",
+                     "suspend_target": a.get("suspend_target") or "",
+                     "latency_state": target_state(a.get("latency_target")),
+                     "suspend_state": target_state(a.get("suspend_target"))})
+    return {"critical": t.get("critical"), "rate_per_s": num(t.get("rate_per_s")), "best_effort": t.get("best_effort"),
+            "targets": t.get("targets") if isinstance(t.get("targets"), dict) else {},
+            "rate": rate_env, "arms": arms}
+
+
 def read_workload(run_dir, cdir, wl):
     wdir = os.path.join(cdir, wl)
     res_path = os.path.join(wdir, "results.json")
     out = {"workload": wl, "status": "missing", "exit_code": None, "results_json": None, "summary": [],
-           "runs": [], "mp_stats": None, "trace": None, "harness": None}
+           "runs": [], "mp_stats": None, "trace": None, "harness": None, "tenant": None, "why": None}
     env = read_env(os.path.join(wdir, "workload.env"))
     if env.get("exit_code"):
         out["exit_code"] = parse_number(env["exit_code"])
+    rate_env = read_env(os.path.join(wdir, "rate.env")) or None
     text = read_text(res_path)
     if text is None:
         out["status"] = "missing"
+        if env.get("not_run"):
+            out["status"], out["why"] = "not run", env["not_run"]
+        elif out["exit_code"] not in (None, 0):
+            out["status"] = "failed"
+            out["why"] = f"kfdmp exited {out['exit_code']} and wrote no results.json"
+        if rate_env:
+            out["tenant"] = tenant_of({}, rate_env)
         return out
     try:
         doc = json.loads(text)
@@ -253,9 +302,15 @@ def read_workload(run_dir, cdir, wl):
         out["status"] = "unreadable: not a kfdmp schema_version 1, 2 or 3 document"
         return out
     out["results_json"] = os.path.relpath(res_path, run_dir)
+    if "tenant" in doc or rate_env:
+        out["tenant"] = tenant_of(doc.get("tenant"), rate_env)
+    if out["exit_code"] not in (None, 0):
+        out["why"] = f"kfdmp exited {out['exit_code']}"
     out["harness"] = {"backend": doc.get("backend"), "host": doc.get("host"), "started_at": doc.get("started_at"),
                       "config": doc.get("config"), "kfd_topology": doc.get("kfd_topology", [])}
-    for s in doc.get("summary", []):
+    # A tenant run's summary mixes the critical tenant, the best-effort
+    # tenants and the arms at one process count: no per-N QPS table for it.
+    for s in ([] if out["tenant"] else doc.get("summary", [])):
         out["summary"].append({"procs": s.get("procs"), "runs": s.get("runs"), "qps_mean": num(s.get("qps_mean")),
                                "qps_min": num(s.get("qps_min")), "qps_max": num(s.get("qps_max")),
                                "spread_pct": num(s.get("spread_pct")), "scaling_ratio": num(s.get("scaling_ratio"))})
@@ -325,7 +380,8 @@ def build_document(run_dir):
                                         "series_base", "series_id", "tree_head", "module", "module_vermagic",
                                         "dry_run", "procs", "repeat", "duration", "warmup", "trace",
                                         "matrix", "note", "tree", "tree_from", "tree_package", "tree_state",
-                                        "tree_check", "tree_modified", "trace_unavailable")},
+                                        "tree_check", "tree_modified", "trace_unavailable", "tenant",
+                                        "tenant_critical", "tenant_mix", "tenant_arms", "tenant_rate")},
         "box_checks": [{"check": c, "status": s, "detail": d}
                        for c, s, d in read_tsv(os.path.join(run_dir, "box-checks.tsv"), 3)],
         "matrix": configs,
@@ -334,7 +390,9 @@ def build_document(run_dir):
         "restore": read_env(os.path.join(run_dir, "restore.env")) or None,
     }
     doc["comparison"] = comparison(doc)
-    doc["verdict"] = verdict.verdict_of(doc, run_dir)
+    # The verdict explains lost throughput over a hypothesis matrix; a tenant
+    # run (testbox.sh --tenant) has its own section instead.
+    doc["verdict"] = None if env.get("tenant") == "1" else verdict.verdict_of(doc, run_dir)
     return doc
 
 
@@ -422,6 +480,20 @@ def check_document(doc):
                 need(r, "oversubscribed_lines", (int, type(None)), f"{w1}.runs[{k}]")
             need(w, "mp_stats", (dict, type(None)), w1)
             need(w, "trace", (dict, type(None)), w1)
+            t = need(w, "tenant", (dict, type(None)), w1)
+            if t:
+                need(t, "rate_per_s", OPT_NUM, w1 + ".tenant")
+                need(t, "rate", (dict, type(None)), w1 + ".tenant")
+                for k, a in enumerate(need(t, "arms", list, w1 + ".tenant") or []):
+                    a1 = f"{w1}.tenant.arms[{k}]"
+                    for key in ("arm", "status", "latency_target", "suspend_target"):
+                        need(a, key, str, a1)
+                    for key in ("critical_p99_ratio", "best_effort_kept_min"):
+                        need(a, key, OPT_NUM, a1)
+                    need(a, "suspend_to_unmapped", dict, a1)
+                    for key in ("latency_state", "suspend_state"):
+                        if a.get(key) not in ("pass", "fail", "unavailable"):
+                            errs.append(f"{a1}.{key}: {a.get(key)!r}")
     for i, r in enumerate(need(doc, "comparison", list, "$") or []):
         for k, t in (("workload", str), ("procs", int), ("config", str), ("qps_mean", OPT_NUM),
                      ("scaling_ratio", OPT_NUM), ("vs_reference", OPT_NUM), ("reference", str)):
@@ -446,9 +518,76 @@ def md_table(header, rows):
     return out
 
 
+def tenant_markdown(doc):
+    """The tenant-control section (issue 18): per configuration, the rate and
+    each arm's figures and target checks, as kfdmp's results.json has them."""
+    tenant_run = doc["run"].get("tenant") == "1"
+    cw = [(c, w) for c in doc["configurations"] for w in c["workloads"] if w.get("tenant") or w["workload"] == "tenant"]
+    if not cw and not tenant_run:
+        return []
+    L = ["## Tenant control (issue 18)", "",
+         "kfdmp's tenant mode: one latency-critical tenant (open loop, Poisson) beside saturating best-effort "
+         "tenants, arms none / sched (kfdmp-sched with the tenant-control ioctl) / priority. Targets per GPU: "
+         "**critical p99 ≤ 1.5× alone while each best-effort tenant keeps ≥ 0.5 of its throughput alone**; "
+         "**suspend-to-unmapped p99 < 1 ms**. Figures and checks are the harness's (results.json `tenant`).", ""]
+    seen = {c["name"] for c, _ in cw}
+    for c in doc["configurations"]:
+        if c["name"] not in seen:
+            L += [f"- `{c['name']}`: no tenant measurement ({c['status']})"]
+    if len(seen) < len(doc["configurations"]):
+        L.append("")
+    for c, w in cw:
+        t = w.get("tenant") or {}
+        rate = t.get("rate") or {}
+        head = f"**`{c['name']}`** ({' '.join(c['params']) or 'stock parameters'})"
+        if rate.get("rate"):
+            how = rate.get("rate_from") or "?"
+            if rate.get("u"):
+                how = f"u = {rate['u']} (critical alone {rate.get('critical_alone_qps')} QPS), {how}"
+            head += f": rate {rate['rate']}/s, {how}"
+        elif t.get("rate_per_s") is not None:
+            head += f": rate {fmt(t['rate_per_s'])}/s"
+        L += [head, ""]
+        arms = t.get("arms") or []
+        if not arms:
+            why = w.get("why") or (f"results.json has no tenant section ({w['status']})" if w.get("results_json")
+                                   else f"no results.json ({w['status']})")
+            L += [f"Not measured: {why}. Configuration status: {c['status']}.", ""]
+            continue
+        if w.get("why"):
+            L += [f"Note: {w['why']}.", ""]
+        rows = []
+        for a in arms:
+            su = a["suspend_to_unmapped"]
+            sus = fmt(su["p99_us"], ".0f") + " µs" if su["p99_us"] is not None else \
+                ("unavailable: " + su["unavailable"] if su["unavailable"] else "–")
+            status = a["status"] + (": " + a["reason"] if a["reason"] else "")
+            lat, susp = a["latency_target"] or "–", a["suspend_target"] or "–"
+            if a["status"] != "ok":
+                # the harness's "unavailable: arm <status>: <reason>": the reason is in the status column
+                sus = "–"
+                lat, susp = (x if not x.startswith("unavailable: arm ") else "unavailable (see status)"
+                             for x in (lat, susp))
+            rows.append((a["arm"], a["repeat"], status, fmt(a["critical_p99_ratio"], ".2f"),
+                         fmt(a["best_effort_kept_min"], ".2f"), sus, lat, susp))
+        L += md_table(["arm", "rep", "status", "critical p99 / alone", "best-effort kept (min)",
+                       "suspend-to-unmapped p99", "p99 + kept target", "suspend target"], rows)
+        L.append("")
+        counts = []
+        for arm in sorted({a["arm"] for a in arms}, key=lambda x: [a["arm"] for a in arms].index(x)):
+            mine = [a for a in arms if a["arm"] == arm]
+            parts = []
+            for key, label in (("latency_state", "p99 + kept"), ("suspend_state", "suspend")):
+                n = {s: sum(1 for a in mine if a[key] == s) for s in ("pass", "fail", "unavailable")}
+                parts.append(f"{label} " + ", ".join(f"{s} {n[s]}" for s in ("pass", "fail", "unavailable") if n[s]))
+            counts.append(f"- `{arm}` over {len(mine)} repeat(s): " + "; ".join(parts))
+        L += counts + [""]
+    return L
+
+
 def markdown(doc, plots):
     run = doc["run"]
-    L = ["# Test-box run: kfd-mp ablation", ""]
+    L = ["# Test-box run: " + ("tenant control" if run.get("tenant") == "1" else "kfd-mp ablation"), ""]
     if doc["synthetic"]:
         L += ["> **SYNTHETIC SAMPLE DATA.** These figures were generated for testing the report",
               "> generator (tests/testbox/make-sample.py). They are not measurements of any GPU.", ""]
@@ -487,6 +626,7 @@ def markdown(doc, plots):
     L += md_table(["configuration", "parameters", "status", "read back after load", "what it shows"], rows)
     L.append("")
 
+    L += tenant_markdown(doc)
     ref = doc["comparison"][0]["reference"] if doc["comparison"] else None
     names = [c["name"] for c in doc["configurations"]]
     for wl in doc["workloads"]:

@@ -67,6 +67,10 @@ rc=0; out=$(MOCK_UID=1000 "$gmake" -s -C "$root" testbox 2>&1) || rc=$?
 [ "$rc" != 0 ] && grep -q 'needs root; nothing was built or changed. Run: sudo make testbox' <<<"$out" && [ ! -e "$MOCK/make.log" ] &&
 	ok "root: a normal user's make testbox is refused before building: $(grep -o 'Run: .*' <<<"$out")" ||
 	{ printf '%s\n' "$out" | tail -n 15; bad "root: exit $rc; inner make called: $(cat "$MOCK/make.log" 2>/dev/null || echo no)"; }
+rc=0; out=$(MOCK_UID=1000 "$gmake" -s -C "$root" testbox-tenant TENANT_RATE=30 2>&1) || rc=$?
+[ "$rc" != 0 ] && grep -q 'needs root; nothing was built or changed. Run: sudo make testbox-tenant TENANT_RATE=30$' <<<"$out" && [ ! -e "$MOCK/make.log" ] &&
+	ok "root: a normal user's make testbox-tenant is refused the same way: $(grep -o 'Run: .*' <<<"$out")" ||
+	{ printf '%s\n' "$out" | tail -n 15; bad "root: testbox-tenant: exit $rc"; }
 
 # --- tree ------------------------------------------------------------------------
 for fmt in 3 2; do

@@ -54,6 +54,24 @@ rc=0; "$tb" --dry-run --out "$tmp/x" --configs nosuch >"$tmp/x.log" 2>&1 || rc=$
 [ "$rc" = 2 ] && ok "--configs nosuch: exit 2 ($(grep -o "no configuration 'nosuch'.*" "$tmp/x.log" | cut -c1-60))" || bad "--configs nosuch: exit $rc"
 "$tb" list --configs stock,all | cut -f1 | tr '\n' ' ' | grep -qx 'stock all ' && ok "list" || bad "list"
 
+# --- tenant mode (issue 18) ---------------------------------------------------------------
+"$tb" --dry-run --tenant --out "$tmp/ten" >"$tmp/ten.log" 2>&1 && ok "the tenant dry run exits 0" || { tail -n 20 "$tmp/ten.log"; bad "tenant dry run"; }
+[ "$(grep '^== configuration ' "$tmp/ten.log" | cut -d' ' -f3 | tr '\n' ' ')" = "stock: dequeue-wait: " ] &&
+	grep -q 'would run: insmod .*amdgpu.ko kfd_short_dequeue_wait=on$' "$tmp/ten.log" &&
+	ok "--tenant: tests/testbox/tenant.conf: the series' driver with stock parameters, then kfd_short_dequeue_wait=on" ||
+	bad "--tenant configurations: $(grep '^== configuration ' "$tmp/ten.log")"
+n=$(grep -c 'would run: .*/kfdmp --workload latency --procs 1 --repeat 1 --duration 10 --warmup 2 --out .*/tenant/critical-alone$' "$tmp/ten.log" || true)
+m=$(grep -c 'would run: .*/scripts/trace.sh record .*/tenant/trace -- .*/kfdmp --critical latency --rate R --mix saturate:5 --arms none,sched,priority --repeat 3 --duration 10 --warmup 2 --out ' "$tmp/ten.log" || true)
+[ "$n" = 2 ] && [ "$m" = 2 ] && ! grep -q -- '--workload saturate' "$tmp/ten.log" &&
+	ok "--tenant: per configuration the critical tenant alone, then the traced tenant mode with the three arms (no workload sweep)" ||
+	bad "--tenant: $n measurements alone, $m tenant runs"
+grep -q '^tenant=1$' "$tmp/ten/run.env" && grep -q '^workloads=tenant$' "$tmp/ten/run.env" && ok "--tenant: run.env records the tenant run" || bad "--tenant: run.env"
+rc=0; out=$(TENANT_RATE=30 "$(command -v make)" -s -C "$root" testbox-tenant TESTBOX_ARGS="--dry-run --out $tmp/ten-mk --configs stock" 2>&1) || rc=$?
+[ "$rc" = 0 ] && grep -q -- 'kfdmp --critical latency --rate 30 ' <<<"$out" && ! grep -q 'critical-alone' <<<"$out" &&
+	ok "make testbox-tenant TENANT_RATE=30 (dry): --rate 30, no measurement alone" || { printf '%s\n' "$out" | tail -n 15; bad "make testbox-tenant: exit $rc"; }
+rc=0; "$tb" --dry-run --tenant-rate 30 --out "$tmp/ten-x" >"$tmp/ten-x.log" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q 'needs --tenant' "$tmp/ten-x.log" && ok "--tenant-rate without --tenant is refused" || bad "--tenant-rate alone: exit $rc"
+
 # --- a value the parameter refuses fails the dry run ------------------------------------------
 if python3 "$root/scripts/report/kfdmp_params.py" known --series "$root/patches" | grep -q '^kfd_mp	uint 0..1'; then
 	printf 'bad | kfd_mp=2 | out of range\n' >"$tmp/bad.conf"

@@ -23,6 +23,14 @@
 #              present refuse the switch; SPX is back at the end, after a
 #              failure and after Ctrl-C; an optional parameter the module lacks
 #              skips its arm with the reason
+#   tenant     (issue 18) --tenant: the series' driver with stock
+#              parameters, then kfd_short_dequeue_wait=on; the critical
+#              tenant alone picks the rate (u <= 0.3), or TENANT_RATE; kfdmp's
+#              tenant mode with the three arms; the report's tenant section
+#              (p99 ratio, best-effort kept, suspend p99, each target); the
+#              sched arm skipped, the harness failing and the rate measurement
+#              failing are reported with the reason, and the stock driver is
+#              back after each; a bad TENANT_RATE loads nothing
 #   dkms       the box's amdgpu-dkms stack on a 5.10 kernel (MOCK_DKMS=1: the
 #              stubs know amdgpu's six companions and their dependencies,
 #              rmmod refuses a module in use, modprobe amdgpu loads the whole
@@ -50,7 +58,7 @@ export MOCK=$tmp/box
 export KFDMP_MOD_SYSFS=$MOCK/sys/module/amdgpu KFDMP_KFD_SYSFS=$MOCK/sys/class/kfd/kfd
 export KFDMP_KFD_DEBUGFS=$MOCK/debug/kfd KFDMP_KFD_DEV=$MOCK/dev/kfd KFDMP_KMSG=$MOCK/kmsg
 export KFDMP_TESTBOX_STATE=$MOCK/run/kfdmp-testbox KFDMP_RMMOD_TRIES=1 KFDMP_RESTORE_TIMEOUT=2
-export KVER=$KVER_DEFAULT KDIR=$MOCK/kdir MOCK_SAMPLE=$root/tests/testbox/sample
+export KVER=$KVER_DEFAULT KDIR=$MOCK/kdir MOCK_SAMPLE=$root/tests/testbox/sample MOCK_FIXTURES=$root/tests/testbox/fixtures
 mkdir -p "$MOCK/run" "$KDIR" "$tmp/bin" "$tmp/harness"
 touch "$KDIR/Makefile" "$KFDMP_KMSG"
 echo "fake module" >"$tmp/amdgpu.ko"
@@ -143,7 +151,7 @@ path) if [ "${MOCK_DKMS:-0}" = 0 ]; then echo "/lib/modules/$KVER/kernel/drivers
 	else echo "/lib/modules/$KVER/extra/amdgpu.ko.xz"; fi ;;
 params) printf "%s\n" "sched_policy:Scheduling policy (int)" "kfd_mp:Multi-process scheduling changes" \
 	"kfd_queue_slot_policy:queue slots" "kfd_queue_slot_range:slots per range" \
-	"kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ;;
+	"kfd_doorbell_placement:doorbells" "kfd_queued_runlist:runlist" ${MOCK_MORE_PARAMS:-} ;;
 esac'
 stub dmesg 'cat "$KFDMP_KMSG"'
 stub uname '[ "${1:-}" = -r ] && echo "$KVER" || /bin/uname "$@"'
@@ -151,13 +159,25 @@ stub id '[ "${1:-}" = -u ] && echo 0 || /usr/bin/id "$@"'
 stub dkms '[ "${1:-}" = status ] && echo "amdgpu/6.12.12-2194681.el8, $KVER, x86_64: installed"; exit 0'
 stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exit 0'
 # The harness: kfdmp copies the sample's results; MOCK_KFDMP_SLEEP makes it wait.
+# Tenant mode (--critical): MOCK_TENANT ok (default) copies the fixture,
+# skip the one whose sched arm the harness skipped, fail exits 1 with no
+# results; fail-alone fails the critical tenant's run alone (--workload).
 cat >"$tmp/harness/kfdmp" <<'EOF'
 #!/usr/bin/env bash
 set -eu
-out= wl=
+out= wl= crit=
 echo "$*" >>"$MOCK/kfdmp-args.log"
-while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift ;; --workload) wl=$2; shift ;; esac; shift; done
+while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift ;; --workload) wl=$2; shift ;; --critical) crit=$2; shift ;; esac; shift; done
 mkdir -p "$out"
+if [ -n "$crit" ]; then
+	case ${MOCK_TENANT:-ok} in
+	fail) echo "kfdmp: worker 3 exited with status 134 (mock)" >&2; exit 1 ;;
+	skip) cp "$MOCK_FIXTURES/tenant-results-sched-skipped.json" "$out/results.json" ;;
+	*) cp "$MOCK_FIXTURES/tenant-results.json" "$out/results.json" ;;
+	esac
+	echo "kfdmp: tenant mode done"; exit 0
+fi
+[ "${MOCK_TENANT:-}" != fail-alone ] || { echo "kfdmp: hipMalloc failed (mock)" >&2; exit 1; }
 if [ -n "${MOCK_KFDMP_SLEEP:-}" ]; then
 	touch "$MOCK/kfdmp-started"
 	trap 'echo "kfdmp: interrupted"; exit 130' INT
@@ -278,6 +298,94 @@ rm "$MOCK/kfd-open"
 rc=0; KVER=6.1.0-30-amd64 tb --configs all --out "$tmp/k" >"$tmp/k.log" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q 'kernel .*fail' "$tmp/k.log" && [ ! -e "$MOCK/insmod.log" ] && ok "refusal: KVER other than the running kernel" || bad "kernel refusal: exit $rc"
 stock_back && ok "refusals left the stock driver alone" || bad "refusals touched the driver"
+
+# --- tenant (issue 18) -----------------------------------------------------------------------------------
+tbt() { "$root/scripts/testbox.sh" run --tenant "$@" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
+	--no-trace --repeat 1 --load-timeout 3; }
+# ten_json DIR PYTHON: assert on DIR/report/testbox.json (d), its configurations (c[name]) and
+# their tenant workloads (t[name]).
+ten_json() {
+	python3 - "$1/report/testbox.json" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {c["name"]: ([w for w in c["workloads"] if w["workload"] == "tenant"] or [None])[0] for c in d["configurations"]}
+c = {x["name"]: x for x in d["configurations"]}
+exec(sys.argv[2])
+EOF
+}
+rm -f "$MOCK/insmod.log"; : >"$MOCK/kfdmp-args.log"
+rc=0; MOCK_MORE_PARAMS=kfd_short_dequeue_wait:dequeue tbt --out "$tmp/ten" >"$tmp/ten.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok "tenant: exit 0" || { tail -n 30 "$tmp/ten.log"; bad "tenant: exit $rc"; }
+[ "$(cat "$MOCK/insmod.log")" = "$(printf '%s\n' "" "kfd_short_dequeue_wait=on")" ] &&
+	ok "tenant: the series' driver with stock parameters, then kfd_short_dequeue_wait=on" || bad "tenant: insmod log: $(cat "$MOCK/insmod.log")"
+grep -q -- '--workload latency --procs 1 --repeat 1 --duration 10 --warmup 2 --out .*/configs/stock/tenant/critical-alone$' "$MOCK/kfdmp-args.log" &&
+	grep -q -- '^--critical latency --rate 34 --mix saturate:5 --arms none,sched,priority --repeat 1 --duration 10 --warmup 2 --out .*/configs/stock/tenant$' "$MOCK/kfdmp-args.log" &&
+	ok "tenant: the critical tenant alone (116.1 QPS), then the tenant mode at 34/s with the three arms, 10 s + 2 s" ||
+	bad "tenant: kfdmp args: $(cat "$MOCK/kfdmp-args.log")"
+grep -qx 'u=0.293' "$tmp/ten/configs/stock/tenant/rate.env" && grep -q '^rate_from=measured' "$tmp/ten/configs/stock/tenant/rate.env" &&
+	ok "tenant: rate.env: rate 34, u 0.293 <= 0.3, measured" || bad "tenant: rate.env: $(cat "$tmp/ten/configs/stock/tenant/rate.env")"
+stock_back && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "tenant: the stock driver is back, no state left" || bad "tenant: stock driver not back"
+ten_json "$tmp/ten" '
+assert d["run"]["tenant"] == "1" and d["verdict"] is None, d["run"]
+assert list(c) == ["stock", "dequeue-wait"] and all(x["status"] == "ok" for x in c.values()), [x["status"] for x in c.values()]
+a = {x["arm"]: x for x in t["stock"]["tenant"]["arms"]}
+assert list(a) == ["none", "sched", "priority"], list(a)
+assert a["sched"]["latency_state"] == "pass" and a["sched"]["suspend_state"] == "pass", a["sched"]
+assert a["sched"]["suspend_to_unmapped"]["p99_us"] == 840.0 and a["sched"]["critical_p99_ratio"] == 1.21
+assert a["none"]["latency_state"] == "fail" and a["none"]["suspend_state"] == "unavailable", a["none"]
+assert t["stock"]["tenant"]["rate"]["rate"] == "34" and t["stock"]["summary"] == []
+assert not d["comparison"], d["comparison"]
+' && ok "tenant: testbox.json holds the harness's arms and checks (sched pass/pass, none fail/unavailable)" || bad "tenant: testbox.json"
+sm=$tmp/ten/report/summary.md
+grep -q '^## Tenant control (issue 18)' "$sm" &&
+	grep -q '^\*\*`stock`\*\* (stock parameters): rate 34/s, u = 0.293' "$sm" &&
+	grep -q '^| sched | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |$' "$sm" &&
+	grep -q '^| none | 0 | ok | 9.80 | 0.97 | unavailable: no suspends in the none arm | fail: critical p99 9.80x alone > 1.50x |' "$sm" &&
+	grep -q '^- `sched` over 1 repeat(s): p99 + kept pass 1; suspend pass 1$' "$sm" &&
+	grep -q '^\*\*`dequeue-wait`\*\* (kfd_short_dequeue_wait=on)' "$sm" &&
+	ok "tenant: summary.md: rate and u, p99 ratio, kept, suspend p99, each target per arm and configuration" ||
+	{ sed -n '/^## Tenant/,/^## Driver/p' "$sm"; bad "tenant: summary.md tenant section"; }
+
+# TENANT_RATE: no measurement; the optional parameter the module lacks skips dequeue-wait.
+: >"$MOCK/kfdmp-args.log"
+rc=0; TENANT_RATE=25 tbt --out "$tmp/ten-r" >"$tmp/ten-r.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ "$(grep -c . "$MOCK/kfdmp-args.log")" = 1 ] && grep -q -- '^--critical latency --rate 25 ' "$MOCK/kfdmp-args.log" &&
+	grep -q '^rate_from=given' "$tmp/ten-r/configs/stock/tenant/rate.env" &&
+	ok "tenant: TENANT_RATE=25: no measurement alone, --rate 25" || { tail -n 20 "$tmp/ten-r.log"; bad "tenant: TENANT_RATE: exit $rc, $(cat "$MOCK/kfdmp-args.log")"; }
+grep -q '^skipped: the module .* has no parameter kfd_short_dequeue_wait' "$tmp/ten-r/configs/dequeue-wait/status" &&
+	grep -q '^- `dequeue-wait`: no tenant measurement (skipped: the module' "$tmp/ten-r/report/summary.md" &&
+	ok "tenant: a module without kfd_short_dequeue_wait skips that configuration, and the report says so" ||
+	bad "tenant: dequeue-wait skip: $(cat "$tmp/ten-r/configs/dequeue-wait/status" 2>/dev/null)"
+
+# The sched arm skipped by the harness: the run succeeds, the report says why.
+rc=0; MOCK_TENANT=skip tbt --configs stock --out "$tmp/ten-s" >"$tmp/ten-s.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && grep -q '^| sched | 0 | skipped: kfdmp-sched: the loaded driver has no tenant-control interface (AMDKFD_IOC_TENANT_CTL: not supported) | – | – | – | unavailable (see status) | unavailable (see status) |$' "$tmp/ten-s/report/summary.md" &&
+	grep -q '^- `sched` over 1 repeat(s): p99 + kept unavailable 1; suspend unavailable 1$' "$tmp/ten-s/report/summary.md" &&
+	stock_back && ok "tenant: the sched arm skipped: exit 0, the report gives the harness's reason, the stock driver is back" ||
+	{ tail -n 20 "$tmp/ten-s.log"; sed -n '/^## Tenant/,/^## Driver/p' "$tmp/ten-s/report/summary.md"; bad "tenant: sched skipped: exit $rc"; }
+
+# The harness fails: exit 1, the configuration and the report say why, restored.
+rc=0; MOCK_TENANT=fail tbt --configs stock --out "$tmp/ten-f" >"$tmp/ten-f.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qx 'failed: kfdmp tenant exited 1' "$tmp/ten-f/configs/stock/status" &&
+	grep -q '^Not measured: kfdmp exited 1 and wrote no results.json. Configuration status: failed: kfdmp tenant exited 1.$' "$tmp/ten-f/report/summary.md" &&
+	stock_back && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && grep -q '^status=ok$' "$tmp/ten-f/restore.env" &&
+	ok "tenant: the harness fails: exit 1, the report says kfdmp exited 1, the stock driver is back" ||
+	{ tail -n 20 "$tmp/ten-f.log"; bad "tenant: harness failure: exit $rc"; }
+
+# The critical tenant alone fails: the tenant mode is not run, and the report says why.
+: >"$MOCK/kfdmp-args.log"
+rc=0; MOCK_TENANT=fail-alone tbt --configs stock --out "$tmp/ten-a" >"$tmp/ten-a.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && ! grep -q -- '--critical' "$MOCK/kfdmp-args.log" &&
+	grep -q '^failed: tenant mode not run: the critical tenant alone failed (kfdmp exited 1, ' "$tmp/ten-a/configs/stock/status" &&
+	grep -q '^Not measured: the critical tenant alone failed (kfdmp exited 1, ' "$tmp/ten-a/report/summary.md" && stock_back &&
+	ok "tenant: the measurement alone fails: no tenant run, the report says why, the stock driver is back" ||
+	{ tail -n 20 "$tmp/ten-a.log"; bad "tenant: measurement failure: exit $rc"; }
+
+# A bad TENANT_RATE is refused before anything is loaded.
+rm -f "$MOCK/insmod.log"
+rc=0; TENANT_RATE=fast tbt --out "$tmp/ten-b" >"$tmp/ten-b.log" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q "TENANT_RATE: a rate per second > 0, e.g. 30 (got 'fast')" "$tmp/ten-b.log" && [ ! -e "$MOCK/insmod.log" ] &&
+	ok "tenant: TENANT_RATE=fast: refused, nothing loaded" || { cat "$tmp/ten-b.log"; bad "tenant: bad rate: exit $rc"; }
 
 # --- partition (issue 17) -------------------------------------------------------------------------------
 export KFDMP_GPU_SYSFS=$MOCK/sys/gpu0 KFDMP_PART_TIMEOUT=5

@@ -138,7 +138,7 @@ class Params(unittest.TestCase):
 
     def run_cli(self, *args):
         return subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report", "kfdmp_params.py"), *args],
-                              capture_output=True, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
 
     def test_validate_bad_matrix(self):
         p = self.run_cli("validate", os.path.join(FIXTURES, "matrix-bad.conf"),
@@ -238,7 +238,7 @@ class Report(unittest.TestCase):
     def run_report(self, run_dir, *extra):
         out = os.path.join(self.tmp, os.path.basename(run_dir.rstrip("/")) + "-" + str(len(os.listdir(self.tmp))))
         p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report", "testbox_report.py"), run_dir,
-                            "--out", out, "--check", *extra], capture_output=True, text=True)
+                            "--out", out, "--check", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         return p, out
 
     def test_cli_writes_markdown_json(self):
@@ -271,7 +271,7 @@ class Report(unittest.TestCase):
         env = dict(os.environ, PATH="/nonexistent")
         p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report", "testbox_report.py"), SAMPLE,
                             "--out", os.path.join(self.tmp, "nognuplot"), "--check"],
-                           capture_output=True, text=True, env=env)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("plots: skipped, gnuplot with a PNG terminal not found", p.stdout)
 
@@ -300,10 +300,144 @@ class Report(unittest.TestCase):
 
     def test_sample_matches_its_generator(self):
         out = os.path.join(self.tmp, "regenerated")
-        subprocess.run([sys.executable, os.path.join(HERE, "make-sample.py"), out], check=True, capture_output=True)
-        diff = subprocess.run(["diff", "-r", SAMPLE, out], capture_output=True, text=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "make-sample.py"), out], check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        diff = subprocess.run(["diff", "-r", SAMPLE, out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(diff.returncode, 0, "tests/testbox/sample differs from make-sample.py's output; "
                          "rerun tests/testbox/make-sample.py\n" + diff.stdout[:2000])
+
+
+class Tenant(unittest.TestCase):
+    """The tenant section (issue 18): scripts/testbox.sh --tenant runs kfdmp's
+    tenant mode per configuration; the report takes each arm's figures and
+    target checks from results.json's tenant section as they are."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="kfdmp-tenant-test.")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    @staticmethod
+    def write(path, text):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def make_run(self, name, results=None, second_exit=None, alone_failed=None):
+        """A tenant run: stock ran kfdmp with RESULTS (a fixture name);
+        dequeue-wait's kfdmp exited SECOND_EXIT with no results.json, or its
+        measurement alone failed with ALONE_FAILED."""
+        run = os.path.join(self.tmp, name)
+        self.write(os.path.join(run, "run.env"),
+                   "synthetic=0\nrun_id=t\ndry_run=0\ntenant=1\ntenant_mix=saturate:5\n"
+                   "configs=stock dequeue-wait\nworkloads=tenant\n")
+        self.write(os.path.join(run, "restore.env"), "status=ok\n")
+        for c, params, status in (("stock", "", "ok"), ("dequeue-wait", "kfd_short_dequeue_wait=on",
+                                                        "failed: kfdmp tenant exited %s" % second_exit
+                                                        if second_exit else "failed: tenant mode not run")):
+            cdir = os.path.join(run, "configs", c)
+            self.write(os.path.join(cdir, "config.env"), "name=%s\nparams=%s\ndescription=d\n" % (c, params))
+            self.write(os.path.join(cdir, "status"), status + "\n")
+            wdir = os.path.join(cdir, "tenant")
+            if c == "stock":
+                os.makedirs(wdir, exist_ok=True)
+                shutil.copy(os.path.join(FIXTURES, results), os.path.join(wdir, "results.json"))
+                self.write(os.path.join(wdir, "workload.env"), "exit_code=0\n")
+                self.write(os.path.join(wdir, "rate.env"), "critical_alone_qps=116.110\nrate=34\nu=0.293\n"
+                           "u_max=0.3\nrate_from=measured (latency alone, closed loop, 1 process)\n")
+            elif second_exit:
+                self.write(os.path.join(wdir, "workload.env"), "exit_code=%s\n" % second_exit)
+                self.write(os.path.join(wdir, "rate.env"), "rate=25\nrate_from=given (TENANT_RATE/--tenant-rate)\n")
+            else:
+                self.write(os.path.join(wdir, "workload.env"), "exit_code=\nnot_run=%s\n" % alone_failed)
+        return run
+
+    def test_target_state(self):
+        for s, want in (("pass", "pass"), ("fail: critical p99 3.10x alone > 1.50x", "fail"),
+                        ("unavailable: arm skipped: x", "unavailable"), ("", "unavailable"), (None, "unavailable"),
+                        ("passed", "unavailable")):
+            self.assertEqual(tr.target_state(s), want, s)
+
+    def test_report_takes_the_harness_checks(self):
+        run = self.make_run("ok", "tenant-results.json", second_exit=1)
+        d = tr.build_document(run)
+        self.assertEqual(tr.check_document(d), [])
+        self.assertIsNone(d["verdict"])
+        self.assertEqual(d["comparison"], [])  # no per-N QPS table for a tenant run
+        with open(os.path.join(FIXTURES, "tenant-results.json"), encoding="utf-8") as f:
+            want = json.load(f)["tenant"]["arms"]
+        got = d["configurations"][0]["workloads"][0]["tenant"]
+        self.assertEqual(got["rate"]["rate"], "34")
+        self.assertEqual(got["rate_per_s"], 60.0)
+        for g, w in zip(got["arms"], want):
+            self.assertEqual((g["arm"], g["repeat"], g["status"]), (w["arm"], w["repeat"], w["status"]))
+            self.assertEqual(g["critical_p99_ratio"], w["critical_p99_ratio"])
+            self.assertEqual(g["best_effort_kept_min"], w["best_effort_kept_min"])
+            self.assertEqual((g["latency_target"], g["suspend_target"]), (w["latency_target"], w["suspend_target"]))
+        self.assertEqual([(a["latency_state"], a["suspend_state"]) for a in got["arms"]],
+                         [("fail", "unavailable"), ("pass", "pass"), ("fail", "unavailable")])
+        dw = d["configurations"][1]["workloads"][0]
+        self.assertEqual(dw["status"], "failed")
+        self.assertEqual(dw["why"], "kfdmp exited 1 and wrote no results.json")
+        self.assertEqual(dw["tenant"]["arms"], [])
+        md = tr.markdown(d, {})
+        self.assertIn("# Test-box run: tenant control", md)
+        self.assertIn("## Tenant control (issue 18)", md)
+        self.assertIn("critical p99 ≤ 1.5× alone while each best-effort tenant keeps ≥ 0.5", md)
+        self.assertIn("suspend-to-unmapped p99 < 1 ms", md)
+        self.assertIn("| sched | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |", md)
+        self.assertIn("**`dequeue-wait`** (kfd_short_dequeue_wait=on): rate 25/s, given", md)
+        self.assertIn("Not measured: kfdmp exited 1 and wrote no results.json. "
+                      "Configuration status: failed: kfdmp tenant exited 1.", md)
+        self.assertNotIn("## Verdict", md)
+
+    def test_checks_are_not_recomputed(self):
+        """A check the harness wrote is reported as written, even where the
+        figures beside it would judge otherwise."""
+        with open(os.path.join(FIXTURES, "tenant-results.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["tenant"]["arms"][1]["latency_target"] = "fail: critical p99 1.21x alone > 1.00x"
+        name = os.path.join(self.tmp, "edited.json")
+        with open(name, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        run = self.make_run("edited", name, alone_failed="the critical tenant alone failed (kfdmp exited 1, x)")
+        d = tr.build_document(run)
+        sched = d["configurations"][0]["workloads"][0]["tenant"]["arms"][1]
+        self.assertEqual((sched["latency_state"], sched["latency_target"]),
+                         ("fail", "fail: critical p99 1.21x alone > 1.00x"))
+        md = tr.markdown(d, {})
+        self.assertIn("Not measured: the critical tenant alone failed (kfdmp exited 1, x).", md)
+
+    def test_sched_arm_skipped(self):
+        run = self.make_run("skipped", "tenant-results-sched-skipped.json", second_exit=2)
+        d = tr.build_document(run)
+        self.assertEqual(tr.check_document(d), [])
+        sched = d["configurations"][0]["workloads"][0]["tenant"]["arms"][1]
+        self.assertEqual(sched["status"], "skipped")
+        self.assertIn("no tenant-control interface", sched["reason"])
+        self.assertEqual((sched["latency_state"], sched["suspend_state"]), ("unavailable", "unavailable"))
+        self.assertIn("| sched | 0 | skipped: kfdmp-sched: the loaded driver has no tenant-control interface "
+                      "(AMDKFD_IOC_TENANT_CTL: not supported) | – | – | – | unavailable (see status) | "
+                      "unavailable (see status) |", tr.markdown(d, {}))
+
+    def test_schema_check_catches_a_bad_state(self):
+        run = self.make_run("bad", "tenant-results.json", second_exit=1)
+        d = tr.build_document(run)
+        d["configurations"][0]["workloads"][0]["tenant"]["arms"][0]["latency_state"] = "maybe"
+        self.assertTrue(any("latency_state" in e for e in tr.check_document(d)))
+
+    def test_run_without_tenant_has_no_section(self):
+        d = tr.build_document(SAMPLE)
+        self.assertTrue(all(w["tenant"] is None for c in d["configurations"] for w in c["workloads"]))
+        md = tr.markdown(d, {})
+        self.assertNotIn("Tenant control", md)
+        self.assertIn("# Test-box run: kfd-mp ablation", md)
+
+    def test_tenant_matrix(self):
+        rows = kfdmp_params.read_matrix(os.path.join(HERE, "tenant.conf"))
+        self.assertEqual([(r[0], r[1]) for r in rows], [("stock", []), ("dequeue-wait", ["?kfd_short_dequeue_wait=on"])])
 
 
 if __name__ == "__main__":
