@@ -17,10 +17,11 @@
 #   make hip-gfx942-check  the harness's HIP build for gfx942 with Debian
 #                  sid's hipcc 7.0.2 in a sid chroot (root; mmdebstrap)
 #
-# Overrides: KVER, KDIR, KSRC, BUILD, JOBS, DC, SERIES (see README.md).
+# Overrides: KVER, KDIR, KSRC, BUILD, JOBS, DC, DEBUG_INFO, SERIES (see
+# docs/build.md).
 SHELL := /bin/bash
 BUILD ?= $(CURDIR)/build
-export KVER KDIR KSRC BUILD JOBS DC SERIES
+export KVER KDIR KSRC BUILD JOBS DC DEBUG_INFO SERIES
 
 # CI has 90 minutes on 2 cores: `make test` leaves out the tests labelled
 # `long` (the x86 fake-node KUnit kernel built from scratch, the port

@@ -12,6 +12,8 @@
 #          it: the compute stack only, in about half the time. A copy that
 #          lacks display register headers (the public ROCm 6.4.1 tarball)
 #          only builds with DC=0.
+#   DEBUG_INFO  1 (default) or 0: without debug information (-g0), as the
+#          tests build (scripts/lib.sh)
 #
 # Called by scripts/build-module.sh when KSRC is a DKMS source.
 set -euo pipefail
@@ -36,7 +38,7 @@ obj=$BUILD/rocm-$KVER
 [ "$DC" = 0 ] && obj=$obj-nodc
 log=$obj.log
 stamp=$(printf '%s %s %s\n' "$(git -C "$TREE" rev-parse "HEAD^{tree}")" \
-	"$(git -C "$TREE" diff HEAD | sha256sum | cut -c1-16)" "$KVER DC=$DC v1")
+	"$(git -C "$TREE" diff HEAD | sha256sum | cut -c1-16)" "$KVER DC=$DC DEBUG_INFO=$DEBUG_INFO v1")
 
 # The seven modules DKMS installs: BUILT_MODULE_LOCATION/NAME in dkms.conf.
 modules() {
@@ -60,7 +62,10 @@ if [ "$(cat "$obj/.kfdmp-stamp" 2>/dev/null)" != "$stamp" ] ||
 	start=$(date +%s)
 	# As DKMS: make KERNELVER=$kernelver in the copy. SRCARCH: Debian's
 	# objtool wrapper needs it, or every configure test fails.
-	if ! (cd "$obj" && SRCARCH=x86 make KERNELVER="$KVER" kernel_build_dir="$KDIR" \
+	# DEBUG_INFO=0 (scripts/lib.sh): KCFLAGS reaches kbuild through the
+	# environment, after the kernel's own -g.
+	if ! (cd "$obj" && { [ "$DEBUG_INFO" = 1 ] || export KCFLAGS="${KCFLAGS:+$KCFLAGS }-g0"; } &&
+		SRCARCH=x86 make KERNELVER="$KVER" kernel_build_dir="$KDIR" \
 		num_cpu_cores="$JOBS") >"$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -n 30
 		die "the amdgpu-dkms build failed; full log: $log"

@@ -105,16 +105,28 @@ uapi_overlay() {
 	done < <(find "$dir" -type f)
 }
 
+# DEBUG_INFO=0: build without debug information (-g0) and, where the
+# kernel's configuration asks for it, without the modules' BTF. The tests
+# build so (tests/kernel/CMakeLists.txt): the same code, about a quarter less
+# compile time, a 27 MB amdgpu.ko instead of 600 MB, and a faster insmod
+# under QEMU (no .BTF to load). The default, 1, builds as the kernel's
+# configuration says, for a module to debug or ship.
+DEBUG_INFO=${DEBUG_INFO:-1}
+case $DEBUG_INFO in 0|1) ;; *) die "DEBUG_INFO=$DEBUG_INFO: 1 (as the kernel's configuration says, the default) or 0 (no debug information, no BTF)" ;; esac
+nodebug_kcflags() { [ "$DEBUG_INFO" = 1 ] || printf ' -g0'; }
+
 # Build flags for amdgpu.ko out of tree: amdgpu_trace.h includes itself
 # through a path relative to the kernel tree, so drivers/gpu must be on the
 # include path; the series' uapi headers come first (uapi_overlay). KCFLAGS
 # from the environment is kept (series.sh check: -g0).
 kbuild_module() {
 	local tree=$1 inc; shift
+	local -a nobtf=()
+	[ "$DEBUG_INFO" = 1 ] || nobtf=(CONFIG_DEBUG_INFO_BTF_MODULES=)
 	inc=$BUILD/kfdmp-include-$(basename "$tree")
 	uapi_overlay "$tree" "$inc"
-	make -C "$KDIR" M="$tree/$AMDGPU_DIR" KCFLAGS="-I$tree/drivers/gpu${KCFLAGS:+ $KCFLAGS}" \
-		NOSTDINC_FLAGS="-nostdinc -I$inc" -j"$JOBS" "$@"
+	make -C "$KDIR" M="$tree/$AMDGPU_DIR" KCFLAGS="-I$tree/drivers/gpu${KCFLAGS:+ $KCFLAGS}$(nodebug_kcflags)" \
+		NOSTDINC_FLAGS="-nostdinc -I$inc" "${nobtf[@]}" -j"$JOBS" "$@"
 }
 
 # Register headers for DKMS sources that lack some, and the DC=0 switch:

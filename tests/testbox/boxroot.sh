@@ -110,7 +110,7 @@ run() {
 		fi
 		exec chroot "$r" /usr/bin/env -i HOME=/home/owner TERM=dumb \
 			PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
-			JOBS="${JOBS:-2}" \
+			JOBS="${JOBS:-2}" ${DEBUG_INFO:+DEBUG_INFO="$DEBUG_INFO"} \
 			su -s /bin/bash "$user" -c "cd /src && $*"
 	' boxroot "$BOX" "$root" "$bld" "$user" "$@"
 }
