@@ -26,6 +26,7 @@
 #include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/prandom.h>
 
 #include "kfd_fake_node.h"
 #include "kfd_soft_hws.c"
@@ -1568,6 +1569,288 @@ static void kfd_dqm_test_bench(struct kunit *test)
 	}
 }
 
+/*
+ * Seeded stress. Each process has an owner thread that creates compute
+ * and SDMA queues, changes their priority, deactivates and reactivates
+ * them (update_queue) and destroys them, in an order drawn from the seed,
+ * while an evictor thread evicts and restores random processes without
+ * p->mutex (as evict_process_worker and the MMU notifier do), drawing a
+ * preemption time for the software HWS each time. The HWS checks every
+ * runlist it parses (violations); no queue of an evicted process may be
+ * mapped; at the end every queue is destroyed and the node must be
+ * quiescent. The seed fixes each thread's sequence of operations; the
+ * interleaving is the SMP guest's, so a failing seed reproduces the
+ * schedule, not necessarily the race.
+ *
+ * KFD_DQM_STRESS_SEEDS fixed seeds run on every run of the suite;
+ * amdgpu.kfd_dqm_stress_seeds=N on the kernel command line runs N more
+ * from kfd_dqm_stress_base (kfd_dqm_test_stress_long, skipped when 0).
+ */
+#define KFD_DQM_STRESS_PROCS	6
+#define KFD_DQM_STRESS_QUEUES	6	/* per process at a time, SDMA <= 2 */
+#define KFD_DQM_STRESS_OPS	40	/* per owner */
+#define KFD_DQM_STRESS_EVICTIONS 24
+
+static unsigned int kfd_dqm_stress_seeds;
+module_param(kfd_dqm_stress_seeds, uint, 0444);
+MODULE_PARM_DESC(kfd_dqm_stress_seeds,
+		 "KUnit kfd_dqm: extra stress seeds to run (0 = none)");
+static unsigned int kfd_dqm_stress_base = 1000;
+module_param(kfd_dqm_stress_base, uint, 0444);
+MODULE_PARM_DESC(kfd_dqm_stress_base,
+		 "KUnit kfd_dqm: first extra stress seed");
+
+struct kfd_dqm_stress_param {
+	const struct kfd_fake_model *model;
+	bool queued;
+	u32 seed;
+};
+
+static const struct kfd_dqm_stress_param kfd_dqm_stress_params[] = {
+	{ &kfd_fake_mi300x, false, 1 },
+	{ &kfd_fake_mi300x, true, 1 },
+	{ &kfd_fake_mi308x, false, 2 },
+	{ &kfd_fake_mi308x, true, 2 },
+	{ &kfd_fake_mi300x, true, 3 },
+	{ &kfd_fake_mi308x, true, 4 },
+};
+
+static void kfd_dqm_stress_desc(const struct kfd_dqm_stress_param *p,
+				char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s seed %u", p->model->name,
+		 p->queued ? "queued" : "stock", p->seed);
+}
+
+KUNIT_ARRAY_PARAM(kfd_dqm_stress, kfd_dqm_stress_params, kfd_dqm_stress_desc);
+
+struct kfd_dqm_stress {
+	struct kunit *test;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[KFD_DQM_STRESS_PROCS];
+	struct completion *start;
+	atomic_t owners_left;
+	u32 seed;
+};
+
+struct kfd_dqm_stress_owner {
+	struct kfd_dqm_stress *st;
+	unsigned int idx;
+	struct completion done;
+	int errors;
+	unsigned int ops[4];	/* create, priority, (de)activate, destroy */
+};
+
+struct kfd_dqm_stress_evictor {
+	struct kfd_dqm_stress *st;
+	struct completion done;
+	int errors;
+	unsigned int evictions;
+};
+
+static int kfd_dqm_stress_owner_fn(void *data)
+{
+	struct kfd_dqm_stress_owner *o = data;
+	struct kfd_dqm_stress *st = o->st;
+	struct kfd_fake_proc *fp = st->fp[o->idx];
+	struct device_queue_manager *dqm = st->fake->dqm;
+	struct queue *q[KFD_DQM_STRESS_QUEUES] = {};
+	unsigned int n, i, sdma = 0, op;
+	struct rnd_state rnd;
+
+	current->kunit_test = st->test;
+	prandom_seed_state(&rnd, (u64)st->seed << 8 | o->idx);
+	wait_for_completion(st->start);
+	for (n = 0; n < KFD_DQM_STRESS_OPS; n++) {
+		u32 r = prandom_u32_state(&rnd);
+
+		i = (r >> 8) % KFD_DQM_STRESS_QUEUES;
+		op = r % 100 < 35 ? 0 : r % 100 < 55 ? 1 : r % 100 < 75 ? 2 : 3;
+		if (!q[i])
+			op = 0;
+		switch (op) {
+		case 0: {
+			bool want_sdma = (r >> 16) % 3 == 0 && sdma < 2;
+
+			if (q[i])
+				break;
+			if (kfd_fake_queue_create(st->fake, fp, want_sdma ?
+						  KFD_QUEUE_TYPE_SDMA :
+						  KFD_QUEUE_TYPE_COMPUTE,
+						  &q[i])) {
+				o->errors++;
+				q[i] = NULL;
+			} else if (want_sdma) {
+				sdma++;
+			}
+			break;
+		}
+		case 1:
+			q[i]->properties.priority = (r >> 16) % 16;
+			if (dqm->ops.update_queue(dqm, q[i], NULL))
+				o->errors++;
+			break;
+		case 2:
+			q[i]->properties.queue_percent =
+				q[i]->properties.queue_percent ? 0 : 100;
+			if (dqm->ops.update_queue(dqm, q[i], NULL))
+				o->errors++;
+			break;
+		case 3:
+			if (q[i]->properties.type == KFD_QUEUE_TYPE_SDMA)
+				sdma--;
+			if (kfd_fake_queue_destroy(st->fake, fp, q[i]))
+				o->errors++;
+			q[i] = NULL;
+			break;
+		}
+		o->ops[op]++;
+		if ((r >> 24) % 4 == 0)
+			fsleep((r >> 26) % 200);
+	}
+	for (i = 0; i < KFD_DQM_STRESS_QUEUES; i++)
+		if (q[i] && kfd_fake_queue_destroy(st->fake, fp, q[i]))
+			o->errors++;
+	atomic_dec(&st->owners_left);
+	current->kunit_test = NULL;
+	complete(&o->done);
+	return 0;
+}
+
+static int kfd_dqm_stress_evictor_fn(void *data)
+{
+	struct kfd_dqm_stress_evictor *e = data;
+	struct kfd_dqm_stress *st = e->st;
+	struct device_queue_manager *dqm = st->fake->dqm;
+	struct rnd_state rnd;
+
+	current->kunit_test = st->test;
+	prandom_seed_state(&rnd, (u64)st->seed << 8 | 0xff);
+	wait_for_completion(st->start);
+	while (e->evictions < KFD_DQM_STRESS_EVICTIONS &&
+	       atomic_read(&st->owners_left)) {
+		u32 r = prandom_u32_state(&rnd);
+		struct kfd_fake_proc *fp = st->fp[r % KFD_DQM_STRESS_PROCS];
+
+		soft_hws_set(&st->fake->hws, (r >> 8) % 300,
+			     SOFT_HWS_INJECT_NONE, 0, 0);
+		if (dqm->ops.evict_process_queues(dqm, &fp->pdd->qpd))
+			e->errors++;
+		if (kfd_dqm_mapped_of(st->fake, fp))
+			e->errors++;
+		fsleep((r >> 16) % 500);
+		if (dqm->ops.restore_process_queues(dqm, &fp->pdd->qpd))
+			e->errors++;
+		e->evictions++;
+	}
+	current->kunit_test = NULL;
+	complete(&e->done);
+	return 0;
+}
+
+/* one seed; false if it broke anything (the failures name the seed) */
+static bool kfd_dqm_stress_one(struct kunit *test,
+			       const struct kfd_fake_model *model, bool queued,
+			       u32 seed)
+{
+	struct kfd_dqm_stress_owner *o;
+	struct kfd_dqm_stress_evictor e = {};
+	DECLARE_COMPLETION_ONSTACK(start);
+	struct kfd_dqm_stress st = {
+		.test = test, .start = &start, .seed = seed,
+	};
+	unsigned int i, ops[4] = {};
+	struct task_struct *t;
+	int errors = 0;
+	bool ok;
+
+	kunit_info(test, "stress: %s %s seed %u\n", model->name,
+		   queued ? "queued" : "stock", seed);
+	st.fake = kfd_dqm_setup(test, model, queued, 50);
+	o = kunit_kcalloc(test, KFD_DQM_STRESS_PROCS, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	atomic_set(&st.owners_left, KFD_DQM_STRESS_PROCS);
+	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
+		st.fp[i] = kfd_fake_proc_add(st.fake);
+		KUNIT_ASSERT_NOT_NULL(test, st.fp[i]);
+	}
+	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
+		o[i].st = &st;
+		o[i].idx = i;
+		init_completion(&o[i].done);
+		t = kthread_run(kfd_dqm_stress_owner_fn, &o[i], "kfd_stress%u",
+				i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	e.st = &st;
+	init_completion(&e.done);
+	t = kthread_run(kfd_dqm_stress_evictor_fn, &e, "kfd_stress_ev");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	complete_all(&start);
+	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
+		wait_for_completion(&o[i].done);
+		errors += o[i].errors;
+		ops[0] += o[i].ops[0];
+		ops[1] += o[i].ops[1];
+		ops[2] += o[i].ops[2];
+		ops[3] += o[i].ops[3];
+	}
+	wait_for_completion(&e.done);
+
+	KUNIT_EXPECT_EQ_MSG(test, errors, 0, "seed %u: owner calls failed",
+			    seed);
+	KUNIT_EXPECT_EQ_MSG(test, e.errors, 0,
+			    "seed %u: evict/restore failed or left a queue mapped",
+			    seed);
+	kfd_dqm_check(test, st.fake);
+	ok = !errors && !e.errors && e.evictions &&
+	     !st.fake->dqm->total_queue_count && !kfd_dqm_nmapped(st.fake) &&
+	     !atomic_read(&st.fake->gpu_resets) && !st.fake->hws.violations &&
+	     !st.fake->hws.bad_packets;
+	KUNIT_EXPECT_EQ_MSG(test, st.fake->dqm->total_queue_count, 0,
+			    "seed %u", seed);
+	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_nmapped(st.fake), 0, "seed %u",
+			    seed);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&st.fake->gpu_resets), 0,
+			    "seed %u", seed);
+	KUNIT_EXPECT_GT_MSG(test, e.evictions, 0, "seed %u: no eviction ran",
+			    seed);
+	kunit_info(test, "stress seed %u: %u creates, %u priority and %u activation updates, %u destroys, %u evictions, %u runlists, %u preemption cycles\n",
+		   seed, ops[0], ops[1], ops[2], ops[3], e.evictions,
+		   st.fake->hws.runlists, kfd_dqm_unmaps(st.fake));
+	kfd_dqm_teardown(test, st.fake);
+	KUNIT_EXPECT_EQ_MSG(test, st.fake->hws.violations, 0, "seed %u: %s",
+			    seed, st.fake->hws.violation);
+	return ok && !st.fake->hws.violations && !st.fake->hws.bad_packets;
+}
+
+static void kfd_dqm_test_stress(struct kunit *test)
+{
+	const struct kfd_dqm_stress_param *param = test->param_value;
+
+	kfd_dqm_stress_one(test, param->model, param->queued, param->seed);
+}
+
+/* the long mode: amdgpu.kfd_dqm_stress_seeds=N more seeds, both settings */
+static void kfd_dqm_test_stress_long(struct kunit *test)
+{
+	unsigned int i;
+
+	if (!kfd_dqm_stress_seeds)
+		kunit_skip(test,
+			   "amdgpu.kfd_dqm_stress_seeds=0: no extra seeds (the long mode; docs/queued-runlist.md)");
+	for (i = 0; i < kfd_dqm_stress_seeds; i++) {
+		const struct kfd_fake_model *model = i % 2 ? &kfd_fake_mi308x :
+						     &kfd_fake_mi300x;
+		u32 seed = kfd_dqm_stress_base + i;
+
+		/* stop at the first seed that fails: it is the one to rerun */
+		if (!kfd_dqm_stress_one(test, model, false, seed) ||
+		    !kfd_dqm_stress_one(test, model, true, seed))
+			break;
+	}
+}
+
 static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_create_destroy, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_update, kfd_dqm_gen_params),
@@ -1593,6 +1876,9 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail_destroy,
 			 kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_notifier_evict, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_stress, kfd_dqm_stress_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(kfd_dqm_test_stress_long),
 	KUNIT_CASE_SLOW(kfd_dqm_test_bench),
 	{}
 };

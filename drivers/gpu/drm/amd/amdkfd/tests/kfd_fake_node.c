@@ -162,6 +162,26 @@ static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
 	spin_lock(&hws->lock);
 	if (soft_hws_find(hws, mqd_mem_obj->gpu_addr) >= 0)
 		soft_hws_violation(hws, "init_mqd", mqd_mem_obj->gpu_addr);
+	if (type == KFD_MQD_TYPE_CP || type == KFD_MQD_TYPE_SDMA ||
+	    type == KFD_MQD_TYPE_DIQ) {
+		for (i = 0; i < ARRAY_SIZE(kfd_fake->mqds); i++)
+			if (!kfd_fake->mqds[i].obj ||
+			    kfd_fake->mqds[i].obj == mqd_mem_obj)
+				break;
+		if (i == ARRAY_SIZE(kfd_fake->mqds)) {
+			soft_hws_fail(hws, "init_mqd: more than %zu live MQDs",
+				      ARRAY_SIZE(kfd_fake->mqds));
+		} else {
+			kfd_fake->mqds[i] = (struct kfd_fake_mqd) {
+				.obj = mqd_mem_obj,
+				.gpu_addr = mqd_mem_obj->gpu_addr,
+				.doorbell_off = q->doorbell_off,
+				.sdma_engine_id = q->sdma_engine_id,
+				.sdma = type == KFD_MQD_TYPE_SDMA,
+				.debug = type == KFD_MQD_TYPE_DIQ,
+			};
+		}
+	}
 	for (i = 0; type == KFD_MQD_TYPE_SDMA &&
 	     i < ARRAY_SIZE(kfd_fake->sdma_owner); i++)
 		if (!kfd_fake->sdma_owner[i].obj) {
@@ -191,6 +211,9 @@ static void kfd_fake_free_mqd(struct mqd_manager *mm, void *mqd,
 	 * the time the old handle is dropped: init_mqd is checked for that.)
 	 */
 	spin_lock(&hws->lock);
+	for (j = 0; j < ARRAY_SIZE(kfd_fake->mqds); j++)
+		if (kfd_fake->mqds[j].obj == mqd_mem_obj)
+			kfd_fake->mqds[j].obj = NULL;
 	i = soft_hws_find(hws, mqd_mem_obj->gpu_addr);
 	if (type == KFD_MQD_TYPE_SDMA) {
 		for (j = 0; j < ARRAY_SIZE(kfd_fake->sdma_owner); j++)

@@ -46,6 +46,8 @@ struct kfd_fake_proc {
 	bool registered;
 };
 
+#define KFD_FAKE_MAX_MQDS	1024
+
 struct kfd_fake_node {
 	struct kunit *test;
 	char name[32];
@@ -78,6 +80,18 @@ struct kfd_fake_node {
 		struct kfd_mem_obj *obj;
 		u32 doorbell_off;
 	} sdma_owner[256];
+	/*
+	 * every user-queue MQD between init_mqd and free_mqd, with what the
+	 * packet manager must write in a MAP_QUEUES for it (hws.lock)
+	 */
+	struct kfd_fake_mqd {
+		struct kfd_mem_obj *obj;
+		u64 gpu_addr;
+		u32 doorbell_off;
+		u32 sdma_engine_id;
+		bool sdma;
+		bool debug;		/* a DIQ */
+	} mqds[KFD_FAKE_MAX_MQDS];
 	atomic_t gpu_resets;	/* hw_exception_work runs (GPU reset asked) */
 	struct soft_hws hws;
 	struct kfd_fake_proc procs[KFD_FAKE_MAX_PROCS];

@@ -4,6 +4,7 @@
  * kfd_soft_hws.h. Included by kfd_dqm_test.c.
  */
 #include <linux/delay.h>
+#include <linux/kcsan-checks.h>
 #include "kfd_pm4_headers_ai.h"
 #include "kfd_pm4_headers_aldebaran.h"
 #include "kfd_pm4_opcodes.h"
@@ -30,15 +31,100 @@ static int soft_hws_find(struct soft_hws *hws, u64 mqd_addr)
 	return -1;
 }
 
-/* hws->lock held */
-static void soft_hws_violation(struct soft_hws *hws, const char *what, u64 addr)
+/* hws->lock held: count a broken invariant, describe the first one */
+static __printf(2, 3) void soft_hws_fail(struct soft_hws *hws,
+					 const char *fmt, ...)
 {
+	va_list args;
+
 	/* a hung HWS runs nothing any more: the GPU reset cleans up */
 	if (hws->stalled)
 		return;
-	if (!hws->violations++)
-		snprintf(hws->violation, sizeof(hws->violation),
-			 "%s: MQD 0x%llx is mapped by the HWS", what, addr);
+	if (hws->violations++)
+		return;
+	va_start(args, fmt);
+	vsnprintf(hws->violation, sizeof(hws->violation), fmt, args);
+	va_end(args);
+}
+
+/* hws->lock held */
+static void soft_hws_violation(struct soft_hws *hws, const char *what, u64 addr)
+{
+	soft_hws_fail(hws, "%s: MQD 0x%llx is mapped by the HWS", what, addr);
+}
+
+/* hws->lock held: the live MQD at @gpu for doorbell @db, or NULL */
+static struct kfd_fake_mqd *soft_hws_live_mqd(struct soft_hws *hws, u64 gpu,
+					      u32 db)
+{
+	struct kfd_fake_mqd *m = hws->fake->mqds;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hws->fake->mqds); i++)
+		if (m[i].obj && m[i].gpu_addr == gpu && m[i].doorbell_off == db)
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * hws->lock held: a MAP_QUEUES of the runlist IB against what
+ * pm_map_queues_v9() writes for the MQD it names
+ */
+static void soft_hws_check_map_queues(struct soft_hws *hws,
+				      struct pm4_mes_map_queues *mq, u64 mqd,
+				      u32 len, bool in_process)
+{
+	u32 db = mq->bitfields3.doorbell_offset;
+	u32 eng = mq->bitfields2.engine_sel;
+	u32 ext = mq->bitfields2.extended_engine_sel;
+	u32 qt = mq->bitfields2.queue_type;
+	struct kfd_fake_mqd *m;
+	u32 sdma;
+
+	if (len != sizeof(*mq) / 4 || !in_process ||
+	    mq->bitfields2.num_queues != 1 ||
+	    mq->bitfields2.queue_sel !=
+	    queue_sel__mes_map_queues__map_to_hws_determined_queue_slots_vi) {
+		soft_hws_fail(hws,
+			      "map_queues: MQD 0x%llx: %u dwords, %s a map_process, num_queues %u, queue_sel %u",
+			      mqd, len, in_process ? "after" : "without",
+			      mq->bitfields2.num_queues,
+			      mq->bitfields2.queue_sel);
+		return;
+	}
+	m = soft_hws_live_mqd(hws, mqd, db);
+	if (!m) {
+		soft_hws_fail(hws,
+			      "map_queues: MQD 0x%llx (doorbell 0x%x) is not allocated for that queue",
+			      mqd, db);
+		return;
+	}
+	if (m->sdma) {
+		if (ext == extended_engine_sel__mes_map_queues__legacy_engine_sel)
+			sdma = eng - engine_sel__mes_map_queues__sdma0_vi;
+		else if (ext == extended_engine_sel__mes_map_queues__sdma0_to_7_sel &&
+			 eng < 8)
+			sdma = eng;
+		else if (ext == extended_engine_sel__mes_map_queues__sdma8_to_15_sel &&
+			 eng < 8)
+			sdma = 8 + eng;
+		else
+			sdma = U32_MAX;
+		if (sdma != m->sdma_engine_id ||
+		    qt != queue_type__mes_map_queues__normal_compute_vi)
+			soft_hws_fail(hws,
+				      "map_queues: SDMA MQD 0x%llx of engine %u: engine_sel %u, extended %u, queue_type %u",
+				      mqd, m->sdma_engine_id, eng, ext, qt);
+		return;
+	}
+	if (eng != engine_sel__mes_map_queues__compute_vi ||
+	    ext != extended_engine_sel__mes_map_queues__legacy_engine_sel ||
+	    (m->debug ? qt != queue_type__mes_map_queues__debug_interface_queue_vi :
+	     qt != queue_type__mes_map_queues__normal_compute_vi &&
+	     qt != queue_type__mes_map_queues__normal_latency_static_queue_vi))
+		soft_hws_fail(hws,
+			      "map_queues: compute MQD 0x%llx: engine_sel %u, extended %u, queue_type %u",
+			      mqd, eng, ext, qt);
 }
 
 /* hws->lock held: unmap entry @i */
@@ -58,6 +144,15 @@ static void soft_hws_run_list(struct soft_hws *hws, u64 ib, u32 ib_dw)
 		hws->bad_packets++;
 		goto out;
 	}
+	/*
+	 * The driver unmaps before it sends a new runlist (its
+	 * active_runlist); the MEC would otherwise run two at once.
+	 */
+	if (hws->runlist_active && !hws->unmapped)
+		soft_hws_fail(hws,
+			      "run_list: sent over a live runlist of %u queues without unmap_queues",
+			      hws->nmapped);
+	hws->unmapped = false;
 	/* a new runlist replaces the old one; a hung queue stays on its HQD */
 	hws->nmapped = 0;
 	while (pos < ib_dw) {
@@ -66,11 +161,20 @@ static void soft_hws_run_list(struct soft_hws *hws, u64 ib, u32 ib_dw)
 
 		if (!h.u32All)
 			break;	/* the rest of the IB is unused */
+		if (pos + len > ib_dw) {
+			soft_hws_fail(hws,
+				      "run_list: a packet of %u dwords at dword %u overruns the IB of %u",
+				      len, pos, ib_dw);
+			break;
+		}
 		switch (h.opcode) {
 		case IT_MAP_PROCESS: {
 			struct pm4_mes_map_process_aldebaran *mp = (void *)&p[pos];
 
 			pasid = mp->bitfields2.pasid;
+			if (len != sizeof(*mp) / 4 || !pasid)
+				soft_hws_fail(hws, "map_process: %u dwords, pasid %u",
+					      len, pasid);
 			procs++;
 			break;
 		}
@@ -78,6 +182,7 @@ static void soft_hws_run_list(struct soft_hws *hws, u64 ib, u32 ib_dw)
 			struct pm4_mes_map_queues *mq = (void *)&p[pos];
 			u64 mqd = (u64)mq->mqd_addr_hi << 32 | mq->mqd_addr_lo;
 
+			soft_hws_check_map_queues(hws, mq, mqd, len, procs > 0);
 			if (soft_hws_find(hws, mqd) >= 0 ||
 			    hws->nmapped >= SOFT_HWS_MAX_MAPPED) {
 				hws->bad_packets++;
@@ -130,6 +235,7 @@ static bool soft_hws_unmap(struct soft_hws *hws,
 
 	spin_lock(&hws->lock);
 	hws->unmaps++;
+	hws->unmapped = true;
 	for (i = 0; i < hws->nmapped;) {
 		struct soft_hws_queue *q = &hws->mapped[i];
 		bool match;
@@ -178,7 +284,17 @@ static void soft_hws_query_status(struct soft_hws *hws,
 		hws->bad_packets++;
 	} else {
 		smp_wmb();	/* everything before the fence is visible first */
+		/*
+		 * On hardware the CP writes the fence by DMA, which KCSAN
+		 * cannot see, while amdkfd_fence_wait_timeout() polls it with
+		 * plain reads. Write it as a device does: unchecked. The KCSAN
+		 * configuration of this suite does not report a value that
+		 * changes under a watchpoint with no CPU writer (unknown
+		 * origin), which is what a device write is.
+		 */
+		kcsan_disable_current();
 		WRITE_ONCE(*fence, (u64)qs->data_hi << 32 | qs->data_lo);
+		kcsan_enable_current();
 		hws->fences++;
 	}
 	spin_unlock(&hws->lock);
@@ -313,6 +429,7 @@ static void soft_hws_reset(struct soft_hws *hws)
 	spin_lock(&hws->lock);
 	hws->nmapped = 0;
 	hws->runlist_active = false;
+	hws->unmapped = false;
 	hws->stalled = false;
 	hws->hung = false;
 	hws->rd = READ_ONCE(*hws->wptr64);

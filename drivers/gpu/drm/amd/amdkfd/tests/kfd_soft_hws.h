@@ -7,7 +7,12 @@
  * queue in RAM, the wptr the driver writes, the rptr it reads back) and
  * executes them: SET_RESOURCES, RUN_LIST (it parses the runlist IB:
  * MAP_PROCESS, MAP_QUEUES), UNMAP_QUEUES (after a configurable preemption
- * time) and QUERY_STATUS (it writes the fence). It keeps the set of
+ * time) and QUERY_STATUS (it writes the fence). Every RUN_LIST is
+ * checked: it follows an UNMAP_QUEUES unless no runlist is active; each
+ * packet in its IB has the size and the fields the packet manager must
+ * write, and each MAP_QUEUES names an MQD that is allocated at the time
+ * of the parse, for the queue and engine it was initialised for (SDMA
+ * included). A breach is counted as a violation. It keeps the set of
  * mapped queues, and it can inject a preemption that never completes, a
  * failed preemption that leaves one queue hung (reported through the HIQ
  * MQD as the MEC does, found through hqd_get_pq_addr/hqd_reset), and it
@@ -60,6 +65,8 @@ struct soft_hws {
 	struct soft_hws_queue mapped[SOFT_HWS_MAX_MAPPED];
 	unsigned int nmapped;
 	bool runlist_active;
+	/* an UNMAP_QUEUES ran since the last RUN_LIST */
+	bool unmapped;
 	unsigned int preempt_us;
 	enum soft_hws_inject inject;
 	bool stalled;
@@ -76,7 +83,10 @@ struct soft_hws {
 	unsigned int bad_packets;
 	unsigned int max_mapped;
 	unsigned int max_processes;
-	/* invariant violations seen by the fake node's MQD hooks */
+	/*
+	 * invariant violations seen by the fake node's MQD hooks and by the
+	 * runlist parser; the first one's description
+	 */
 	unsigned int violations;
 	char violation[160];
 };
