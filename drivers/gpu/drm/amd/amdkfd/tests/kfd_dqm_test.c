@@ -395,6 +395,156 @@ static void kfd_dqm_test_hws_hang(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+/*
+ * The software HWS's runlist checks (patch 0028) catch what they claim:
+ * the driver's own runlist IB, parsed again with one field changed at a
+ * time, gives exactly one violation naming it; unchanged, none.
+ */
+struct kfd_dqm_ib {
+	struct kfd_fake_node *fake;
+	u32 *ib;
+	u32 *copy;
+	u64 gpu;
+	u32 dw;
+};
+
+/* the dword index of the first @opcode packet (for @mqd if nonzero) */
+static int kfd_dqm_ib_find(struct kfd_dqm_ib *ib, u32 opcode, u64 mqd)
+{
+	u32 pos = 0;
+
+	while (pos < ib->dw && ib->ib[pos]) {
+		union PM4_MES_TYPE_3_HEADER h = { .u32All = ib->ib[pos] };
+		struct pm4_mes_map_queues *mq = (void *)&ib->ib[pos];
+
+		if (h.opcode == opcode &&
+		    (!mqd || (opcode == IT_MAP_QUEUES &&
+			      ((u64)mq->mqd_addr_hi << 32 | mq->mqd_addr_lo) == mqd)))
+			return pos;
+		pos += h.count + 2;
+	}
+	return -1;
+}
+
+/* parse the IB (@dw dwords of it) again; the violations it caused */
+static unsigned int kfd_dqm_ib_parse(struct kunit *test, struct kfd_dqm_ib *ib,
+				     u32 dw, bool unmapped, const char *want)
+{
+	struct soft_hws *hws = &ib->fake->hws;
+	unsigned int n;
+
+	spin_lock(&hws->lock);
+	hws->violations = 0;
+	hws->violation[0] = '\0';
+	hws->unmapped = unmapped;
+	spin_unlock(&hws->lock);
+	soft_hws_run_list(hws, ib->gpu, dw);
+	spin_lock(&hws->lock);
+	n = hws->violations;
+	spin_unlock(&hws->lock);
+	if (want)
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(hws->violation, want),
+					  "want \"%s\", got \"%s\"", want,
+					  hws->violation);
+	memcpy(ib->ib, ib->copy, ib->dw * 4);
+	return n;
+}
+
+static void kfd_dqm_test_soft_hws_checks(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct device_queue_manager *dqm;
+	struct pm4_mes_map_process_aldebaran *mp;
+	struct pm4_mes_map_queues *cq, *sq;
+	struct kfd_fake_mqd *live = NULL, saved = {};
+	struct kfd_fake_proc *fp;
+	struct kfd_dqm_ib ib;
+	struct queue *qc, *qs;
+	int pc, ps, pp;
+	unsigned int i;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fp = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	qc = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	qs = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_SDMA);
+	kfd_dqm_check(test, fake);
+
+	dqm_lock(dqm);
+	ib.fake = fake;
+	ib.ib = dqm->packet_mgr.ib_buffer_obj->cpu_ptr;
+	ib.gpu = dqm->packet_mgr.ib_buffer_obj->gpu_addr;
+	ib.dw = dqm->packet_mgr.ib_size_bytes / 4;
+	ib.copy = kunit_kmalloc(test, ib.dw * 4, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ib.copy);
+	memcpy(ib.copy, ib.ib, ib.dw * 4);
+	pp = kfd_dqm_ib_find(&ib, IT_MAP_PROCESS, 0);
+	pc = kfd_dqm_ib_find(&ib, IT_MAP_QUEUES, qc->gart_mqd_addr);
+	ps = kfd_dqm_ib_find(&ib, IT_MAP_QUEUES, qs->gart_mqd_addr);
+	KUNIT_ASSERT_GE(test, pp, 0);
+	KUNIT_ASSERT_GE(test, pc, 0);
+	KUNIT_ASSERT_GE(test, ps, 0);
+	mp = (void *)&ib.ib[pp];
+	cq = (void *)&ib.ib[pc];
+	sq = (void *)&ib.ib[ps];
+
+	/* the driver's IB as it is: nothing */
+	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true, NULL),
+			    0, "%s", fake->hws.violation);
+	/* the same runlist again without an UNMAP_QUEUES before it */
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, false,
+					       "over a live runlist"), 1);
+	/* a packet cut by the end of the IB */
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, pc + 2, true,
+					       "overruns the IB"), 1);
+	mp->bitfields2.pasid = 0;
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "map_process"), 1);
+	cq->bitfields2.num_queues = 2;
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "num_queues 2"), 1);
+	cq->bitfields2.engine_sel = engine_sel__mes_map_queues__sdma0_vi;
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "compute MQD"), 1);
+	cq->bitfields2.queue_type = queue_type__mes_map_queues__debug_interface_queue_vi;
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "compute MQD"), 1);
+	sq->bitfields2.engine_sel = (sq->bitfields2.engine_sel + 1) % 8;
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "SDMA MQD"), 1);
+	sq->bitfields3.doorbell_offset ^= 1;
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "not allocated"), 1);
+	/* the SDMA MQD freed between the RUN_LIST's write and its parse */
+	spin_lock(&fake->hws.lock);
+	for (i = 0; i < ARRAY_SIZE(fake->mqds); i++)
+		if (fake->mqds[i].obj && fake->mqds[i].gpu_addr == qs->gart_mqd_addr)
+			live = &fake->mqds[i];
+	KUNIT_EXPECT_NOT_NULL(test, live);
+	if (live) {
+		saved = *live;
+		live->obj = NULL;
+	}
+	spin_unlock(&fake->hws.lock);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true,
+					       "not allocated"), 1);
+	spin_lock(&fake->hws.lock);
+	if (live)
+		*live = saved;
+	spin_unlock(&fake->hws.lock);
+
+	/* back to the driver's runlist, then the ordinary end */
+	KUNIT_EXPECT_EQ(test, kfd_dqm_ib_parse(test, &ib, ib.dw, true, NULL), 0);
+	dqm_unlock(dqm);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fp, qs);
+	kfd_dqm_rmq(test, fake, fp, qc);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
 /* concurrent create/destroy from one thread per process */
 struct kfd_dqm_worker {
 	struct kunit *test;
@@ -1858,6 +2008,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_terminate, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_oversubscription, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_hws_hang, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_soft_hws_checks, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_reset_destroyed_queue, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_sdma_reuse, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_concurrent, kfd_dqm_gen_params,
