@@ -1722,7 +1722,9 @@ static void kfd_dqm_test_bench(struct kunit *test)
 /*
  * Seeded stress. Each process has an owner thread that creates compute
  * and SDMA queues, changes their priority, deactivates and reactivates
- * them (update_queue) and destroys them, in an order drawn from the seed,
+ * them (update_queue), checkpoints them as CRIU does (evict the process,
+ * checkpoint_mqd() each queue, restore) and destroys them, in an order
+ * drawn from the seed,
  * while an evictor thread evicts and restores random processes without
  * p->mutex (as evict_process_worker and the MMU notifier do), drawing a
  * preemption time for the software HWS each time. The HWS checks every
@@ -1788,7 +1790,9 @@ struct kfd_dqm_stress_owner {
 	unsigned int idx;
 	struct completion done;
 	int errors;
-	unsigned int ops[4];	/* create, priority, (de)activate, destroy */
+	/* create, priority, (de)activate, destroy, checkpoint */
+	unsigned int ops[5];
+	u8 *ckpt;		/* an MQD, then a control stack page */
 };
 
 struct kfd_dqm_stress_evictor {
@@ -1797,6 +1801,31 @@ struct kfd_dqm_stress_evictor {
 	int errors;
 	unsigned int evictions;
 };
+
+/* a CRIU checkpoint of the owner's queues: evicted, each MQD read */
+static void kfd_dqm_stress_checkpoint(struct kfd_dqm_stress_owner *o,
+				      struct queue **q)
+{
+	struct kfd_dqm_stress *st = o->st;
+	struct device_queue_manager *dqm = st->fake->dqm;
+	struct kfd_fake_proc *fp = st->fp[o->idx];
+	unsigned int j;
+	int ret;
+
+	if (kfd_dqm_evict(st->fake, fp, true))
+		o->errors++;
+	for (j = 0; j < KFD_DQM_STRESS_QUEUES; j++) {
+		if (!q[j])
+			continue;
+		ret = dqm->ops.checkpoint_mqd(dqm, q[j], o->ckpt,
+					      o->ckpt + PAGE_SIZE);
+		/* an MQD manager without checkpoint_mqd says so */
+		if (ret && ret != -EOPNOTSUPP)
+			o->errors++;
+	}
+	if (kfd_dqm_evict(st->fake, fp, false))
+		o->errors++;
+}
 
 static int kfd_dqm_stress_owner_fn(void *data)
 {
@@ -1815,8 +1844,9 @@ static int kfd_dqm_stress_owner_fn(void *data)
 		u32 r = prandom_u32_state(&rnd);
 
 		i = (r >> 8) % KFD_DQM_STRESS_QUEUES;
-		op = r % 100 < 35 ? 0 : r % 100 < 55 ? 1 : r % 100 < 75 ? 2 : 3;
-		if (!q[i])
+		op = r % 100 < 35 ? 0 : r % 100 < 55 ? 1 : r % 100 < 72 ? 2 :
+		     r % 100 < 92 ? 3 : 4;
+		if (!q[i] && op != 4)
 			op = 0;
 		switch (op) {
 		case 0: {
@@ -1852,6 +1882,9 @@ static int kfd_dqm_stress_owner_fn(void *data)
 			if (kfd_fake_queue_destroy(st->fake, fp, q[i]))
 				o->errors++;
 			q[i] = NULL;
+			break;
+		case 4:
+			kfd_dqm_stress_checkpoint(o, q);
 			break;
 		}
 		o->ops[op]++;
@@ -1909,7 +1942,7 @@ static bool kfd_dqm_stress_one(struct kunit *test,
 	struct kfd_dqm_stress st = {
 		.test = test, .start = &start, .seed = seed,
 	};
-	unsigned int i, ops[4] = {};
+	unsigned int i, j, ops[5] = {};
 	struct task_struct *t;
 	int errors = 0;
 	bool ok;
@@ -1927,6 +1960,8 @@ static bool kfd_dqm_stress_one(struct kunit *test,
 	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
 		o[i].st = &st;
 		o[i].idx = i;
+		o[i].ckpt = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, o[i].ckpt);
 		init_completion(&o[i].done);
 		t = kthread_run(kfd_dqm_stress_owner_fn, &o[i], "kfd_stress%u",
 				i);
@@ -1940,10 +1975,8 @@ static bool kfd_dqm_stress_one(struct kunit *test,
 	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
 		wait_for_completion(&o[i].done);
 		errors += o[i].errors;
-		ops[0] += o[i].ops[0];
-		ops[1] += o[i].ops[1];
-		ops[2] += o[i].ops[2];
-		ops[3] += o[i].ops[3];
+		for (j = 0; j < ARRAY_SIZE(ops); j++)
+			ops[j] += o[i].ops[j];
 	}
 	wait_for_completion(&e.done);
 
@@ -1965,8 +1998,8 @@ static bool kfd_dqm_stress_one(struct kunit *test,
 			    "seed %u", seed);
 	KUNIT_EXPECT_GT_MSG(test, e.evictions, 0, "seed %u: no eviction ran",
 			    seed);
-	kunit_info(test, "stress seed %u: %u creates, %u priority and %u activation updates, %u destroys, %u evictions, %u runlists, %u preemption cycles\n",
-		   seed, ops[0], ops[1], ops[2], ops[3], e.evictions,
+	kunit_info(test, "stress seed %u: %u creates, %u priority and %u activation updates, %u destroys, %u checkpoints, %u evictions, %u runlists, %u preemption cycles\n",
+		   seed, ops[0], ops[1], ops[2], ops[3], ops[4], e.evictions,
 		   st.fake->hws.runlists, kfd_dqm_unmaps(st.fake));
 	kfd_dqm_teardown(test, st.fake);
 	KUNIT_EXPECT_EQ_MSG(test, st.fake->hws.violations, 0, "seed %u: %s",
