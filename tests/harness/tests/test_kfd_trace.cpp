@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
+#include <vector>
 
 using namespace kfdmp;
 
@@ -138,6 +140,83 @@ TEST(KfdTrace, ParsesTheThreeEventsInBothReportShapes)
 	ASSERT_TRUE(e);
 	EXPECT_FALSE(e->suspend);
 	EXPECT_EQ(e->ret, -5);
+}
+
+// The TP_printk format string of EVENT in the series' kfd_mp_trace.h.
+static std::string driver_format(const std::string& event)
+{
+	std::ifstream f(KFDMP_TRACE_HEADER);
+	std::stringstream ss;
+	ss << f.rdbuf();
+	const std::string h = ss.str();
+	size_t at = h.find("TRACE_EVENT(" + event + ",");
+	if (at == std::string::npos)
+		return "";
+	at = h.find("TP_printk(\"", at);
+	if (at == std::string::npos)
+		return "";
+	at += 11;
+	return h.substr(at, h.find('"', at) - at);
+}
+
+// FORMAT with each conversion (%u, %d, %llu, %s) replaced by the next of
+// VALUES, as the kernel prints it; "" if their numbers differ.
+static std::string render(const std::string& format, const std::vector<std::string>& values)
+{
+	std::string out;
+	size_t n = 0;
+	for (size_t i = 0; i < format.size(); i++) {
+		if (format[i] != '%') {
+			out += format[i];
+			continue;
+		}
+		while (i + 1 < format.size() && std::isalpha(static_cast<unsigned char>(format[i + 1])) &&
+		       format[i + 1] != 'u' && format[i + 1] != 'd' && format[i + 1] != 's')
+			i++;
+		i++;
+		if (n == values.size())
+			return "";
+		out += values[n++];
+	}
+	return n == values.size() ? out : "";
+}
+
+// Lines made from the driver's own format strings, not from a copy of them:
+// a change of a field's name, order or count in kfd_mp_trace.h fails here.
+TEST(KfdTrace, ParsesLinesRenderedFromTheDriversFormats)
+{
+	const std::string prefix = "     kfdmp-sched-4242    [001] .....   100.000480: ";
+	bool bad = true;
+
+	std::string body = render(driver_format("kfd_tenant_ctl"),
+				  {"43210", "suspend", "2", "0", "360000", "380000"});
+	ASSERT_FALSE(body.empty()) << KFDMP_TRACE_HEADER << ": kfd_tenant_ctl's format has not 6 fields";
+	auto e = parse_kfd_trace_line(prefix + "kfd_tenant_ctl: " + body, bad);
+	ASSERT_TRUE(e) << body;
+	EXPECT_FALSE(bad);
+	EXPECT_EQ(e->kind, KfdTraceEvent::tenant_ctl);
+	EXPECT_EQ(e->gpu_id, 43210u);
+	EXPECT_TRUE(e->suspend);
+	EXPECT_EQ(e->procs, 2u);
+	EXPECT_EQ(e->wait_ns, 360000u);
+	EXPECT_EQ(e->duration_ns, 380000u);
+
+	body = render(driver_format("kfd_unmap_queues"), {"7", "by_pasid", "32770", "-62", "2000000"});
+	ASSERT_FALSE(body.empty()) << "kfd_unmap_queues's format has not 5 fields";
+	e = parse_kfd_trace_line(prefix + "kfd_unmap_queues: " + body, bad);
+	ASSERT_TRUE(e) << body;
+	EXPECT_EQ(e->kind, KfdTraceEvent::unmap_queues);
+	EXPECT_EQ(e->gpu_id, 7u);
+	EXPECT_EQ(e->ret, -62);
+
+	body = render(driver_format("kfd_runlist_submit"),
+		      {"1", "9", "40", "yes", "processes|queues", "31", "0"});
+	ASSERT_FALSE(body.empty()) << "kfd_runlist_submit's format has not 7 fields";
+	e = parse_kfd_trace_line(prefix + "kfd_runlist_submit: " + body, bad);
+	ASSERT_TRUE(e) << body;
+	EXPECT_EQ(e->kind, KfdTraceEvent::runlist_submit);
+	EXPECT_EQ(e->gpu_id, 1u);
+	EXPECT_EQ(e->ret, 0);
 }
 
 TEST(KfdTrace, OtherLinesAreIgnoredAndBrokenOnesCounted)

@@ -182,13 +182,6 @@ static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
 			};
 		}
 	}
-	for (i = 0; type == KFD_MQD_TYPE_SDMA &&
-	     i < ARRAY_SIZE(kfd_fake->sdma_owner); i++)
-		if (!kfd_fake->sdma_owner[i].obj) {
-			kfd_fake->sdma_owner[i].obj = mqd_mem_obj;
-			kfd_fake->sdma_owner[i].doorbell_off = q->doorbell_off;
-			break;
-		}
 	spin_unlock(&hws->lock);
 	kfd_fake->init_mqd[type](mm, mqd, mqd_mem_obj, gart_addr, q);
 }
@@ -197,6 +190,7 @@ static void kfd_fake_free_mqd(struct mqd_manager *mm, void *mqd,
 			      struct kfd_mem_obj *mqd_mem_obj)
 {
 	struct soft_hws *hws = &kfd_fake->hws;
+	struct kfd_fake_mqd *live = NULL;
 	unsigned int j;
 	int type, i;
 
@@ -213,19 +207,14 @@ static void kfd_fake_free_mqd(struct mqd_manager *mm, void *mqd,
 	spin_lock(&hws->lock);
 	for (j = 0; j < ARRAY_SIZE(kfd_fake->mqds); j++)
 		if (kfd_fake->mqds[j].obj == mqd_mem_obj)
-			kfd_fake->mqds[j].obj = NULL;
+			live = &kfd_fake->mqds[j];
 	i = soft_hws_find(hws, mqd_mem_obj->gpu_addr);
-	if (type == KFD_MQD_TYPE_SDMA) {
-		for (j = 0; j < ARRAY_SIZE(kfd_fake->sdma_owner); j++)
-			if (kfd_fake->sdma_owner[j].obj == mqd_mem_obj)
-				break;
-		if (j == ARRAY_SIZE(kfd_fake->sdma_owner) ||
-		    (i >= 0 && hws->mapped[i].doorbell_off !=
-		     kfd_fake->sdma_owner[j].doorbell_off))
-			i = -1;	/* not known to be this queue's mapping */
-		if (j < ARRAY_SIZE(kfd_fake->sdma_owner))
-			kfd_fake->sdma_owner[j].obj = NULL;
-	}
+	/* an SDMA slot counts only when mapped for the queue it was set up for */
+	if (type == KFD_MQD_TYPE_SDMA &&
+	    (!live || (i >= 0 && hws->mapped[i].doorbell_off != live->doorbell_off)))
+		i = -1;	/* not known to be this queue's mapping */
+	if (live)
+		live->obj = NULL;
 	if (i >= 0)
 		soft_hws_violation(hws, "free_mqd", mqd_mem_obj->gpu_addr);
 	spin_unlock(&hws->lock);

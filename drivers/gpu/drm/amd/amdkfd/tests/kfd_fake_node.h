@@ -75,14 +75,10 @@ struct kfd_fake_node {
 	void (*checkpoint_mqd)(struct mqd_manager *mm, void *mqd,
 			       void *mqd_dst, void *ctl_stack_dst);
 
-	/* live SDMA MQD handles and the doorbell of the queue of each */
-	struct {
-		struct kfd_mem_obj *obj;
-		u32 doorbell_off;
-	} sdma_owner[256];
 	/*
-	 * every user-queue MQD between init_mqd and free_mqd, with what the
-	 * packet manager must write in a MAP_QUEUES for it (hws.lock)
+	 * every user-queue MQD handle between init_mqd and free_mqd, with the
+	 * doorbell of its queue (an SDMA slot's owner) and what the packet
+	 * manager must write in a MAP_QUEUES for it (hws.lock)
 	 */
 	struct kfd_fake_mqd {
 		struct kfd_mem_obj *obj;
