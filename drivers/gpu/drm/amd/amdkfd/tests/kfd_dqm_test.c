@@ -1522,6 +1522,146 @@ static void kfd_dqm_test_teardown_pending(struct kunit *test)
 }
 
 /*
+ * Device removal while a queue create (destroy) waits for its cycle. The
+ * device has stopped (amdgpu_device_fini_hw() suspends KFD) but the dqm
+ * is not yet freed (kgd2kfd_device_exit() comes later): a create (or a
+ * destroy) of process A records its change and sleeps, because a caller
+ * counts as arriving (kfd_dqm_hold(): one that never comes). The
+ * teardown, device_queue_manager_uninit(), fails it with -ENODEV. The
+ * caller then still uses the dqm: a failed create frees its MQD through
+ * the dqm's MQD manager and gives its doorbell and SDMA ID back; a
+ * destroy frees the MQD of its queue. The teardown must not free the dqm
+ * before that is done. To leave no room to chance, the teardown runs at
+ * real-time priority on the caller's CPU: once the caller wakes it, the
+ * teardown runs to its end before the caller runs again, and KASAN
+ * reports the caller's late access if the teardown did not wait for it.
+ * A is unregistered first (it has no queue on the runlist), so that the
+ * dqm has no process left when it is freed, as after pqm_destroy_queue()
+ * of A's last queue.
+ */
+struct kfd_dqm_uninit {
+	struct kunit *test;
+	struct device_queue_manager *dqm;
+	struct completion done;
+};
+
+static int kfd_dqm_uninit_fn(void *data)
+{
+	struct kfd_dqm_uninit *u = data;
+
+	current->kunit_test = u->test;
+	kfd_dqm_set_fifo(current, 2);
+	device_queue_manager_uninit(u->dqm);
+	current->kunit_test = NULL;
+	complete(&u->done);
+	return 0;
+}
+
+/* live user-queue MQDs of the node (init_mqd() to free_mqd()) */
+static unsigned int kfd_dqm_live_mqds(struct kfd_fake_node *fake)
+{
+	unsigned int i, n = 0;
+
+	spin_lock(&fake->hws.lock);
+	for (i = 0; i < ARRAY_SIZE(fake->mqds); i++)
+		if (fake->mqds[i].obj)
+			n++;
+	spin_unlock(&fake->hws.lock);
+	return n;
+}
+
+static void kfd_dqm_teardown_queue(struct kunit *test, bool create)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	const char *what = create ? "create" : "destroy";
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_uninit *u;
+	struct task_struct *t, *tu;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fa;
+	struct kfd_dqm_op *op;
+	struct queue *q = NULL;
+	bool pending, done;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
+	if (!create)
+		q = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	/* freed only once both threads are done: a hung case leaks them */
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!op || !u) {
+		kfree(op);
+		kfree(u);
+	}
+	KUNIT_ASSERT_TRUE(test, op && u);
+
+	/* the device stops: nothing is mapped any more */
+	KUNIT_ASSERT_EQ(test, dqm->ops.stop(dqm), 0);
+	soft_hws_stop(fake);
+	flush_work(&dqm->hw_exception_work);
+	KUNIT_ASSERT_EQ(test, dqm->ops.unregister_process(dqm, &fa->pdd->qpd),
+			0);
+	fa->registered = false;
+
+	/* never unheld: the dqm is freed with the caller counted */
+	kfd_dqm_hold(dqm);
+	op->test = test;
+	op->fake = fake;
+	op->fp = fa;
+	op->create = create;
+	op->type = KFD_QUEUE_TYPE_SDMA;
+	op->q = q;
+	init_completion(&op->done);
+	t = kthread_create(kfd_dqm_op_fn, op, "kfd_dqm_op");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, 0);
+	wake_up_process(t);
+	pending = kfd_dqm_wait_pending(dqm, 1,
+				       (struct completion *[]){ &op->done,
+								NULL });
+	KUNIT_EXPECT_TRUE_MSG(test, pending,
+			      "interleaving not reached: the %s is not pending",
+			      what);
+
+	u->test = test;
+	u->dqm = dqm;
+	init_completion(&u->done);
+	tu = kthread_create(kfd_dqm_uninit_fn, u, "kfd_dqm_uninit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tu));
+	kthread_bind(tu, 0);
+	wake_up_process(tu);
+	done = wait_for_completion_timeout(&u->done, 20 * HZ) &&
+	       wait_for_completion_timeout(&op->done, 20 * HZ);
+	if (!done) {
+		/* a thread is stuck in the dqm: leave the node as it is */
+		kunit_remove_action(test, kfd_dqm_release, fake);
+		KUNIT_FAIL(test, "the teardown or the %s did not finish in 20 s",
+			   what);
+		return;
+	}
+	fake->dqm = NULL;	/* freed: the node's release must not stop it */
+	KUNIT_EXPECT_EQ(test, op->ret, -ENODEV);
+	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_live_mqds(fake), 0u,
+			    "an MQD of the %s was not freed", what);
+	kfree(op);
+	kfree(u);
+	kfd_dqm_teardown(test, fake);
+}
+
+static void kfd_dqm_test_teardown_create(struct kunit *test)
+{
+	kfd_dqm_teardown_queue(test, true);
+}
+
+static void kfd_dqm_test_teardown_destroy(struct kunit *test)
+{
+	kfd_dqm_teardown_queue(test, false);
+}
+
+/*
  * A runlist is one IB for every process, so a failure while building it
  * (here the MAP_PROCESS packet of process A, once) fails the whole map.
  * Stock serves one change per cycle: the create whose cycle failed is
@@ -2050,6 +2190,9 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_pending, kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_create, kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_destroy,
+			 kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_evict_destroy, kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_evict_destroy_reset,
 			 kfd_dqm_queued_gen_params),

@@ -440,6 +440,152 @@ static void kfd_mp_rlq_teardown_fail(struct kunit *test)
 	kfd_mp_rlq_teardown(test, false);
 }
 
+/*
+ * A submitter that holds its place (req.hold) still uses the owner after
+ * its result, e.g. a create that frees what it allocated when teardown
+ * failed it: kfd_mp_rlq_drain() must wait until it calls
+ * kfd_mp_rlq_release(), whatever its result, while one that does not
+ * hold leaves at once. Holding delays no cycle.
+ */
+struct fake_holder {
+	struct fake_hws *h;
+	struct fake_req fr;
+	int ret;
+	struct completion served;	/* its submission returned */
+	struct completion go;		/* the test lets it release */
+	struct completion done;		/* released */
+};
+
+static int fake_holder_thread(void *arg)
+{
+	struct fake_holder *f = arg;
+
+	f->fr.req.hold = true;
+	f->ret = fake_change(f->h, &f->fr);
+	complete(&f->served);
+	wait_for_completion_timeout(&f->go, 10 * HZ);
+	/* undo under the owner lock, as a failed create does */
+	mutex_lock(&f->h->lock);
+	f->h->changes--;
+	mutex_unlock(&f->h->lock);
+	kfd_mp_rlq_release(&f->h->q);
+	complete(&f->done);
+	return 0;
+}
+
+struct fake_drainer {
+	struct fake_hws *h;
+	struct completion done;
+};
+
+static int fake_drainer_thread(void *arg)
+{
+	struct fake_drainer *d = arg;
+
+	kfd_mp_rlq_drain(&d->h->q);
+	complete(&d->done);
+	return 0;
+}
+
+static struct fake_drainer *fake_start_drain(struct kunit *test,
+					     struct fake_hws *h)
+{
+	struct fake_drainer *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->h = h;
+	init_completion(&d->done);
+	t = kthread_run(fake_drainer_thread, d, "kfd_rlq_drain");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	return d;
+}
+
+static unsigned int fake_inside(struct fake_hws *h)
+{
+	unsigned int n;
+
+	spin_lock(&h->q.lock);
+	n = h->q.inside;
+	spin_unlock(&h->q.lock);
+	return n;
+}
+
+static void kfd_mp_rlq_hold_release(struct kunit *test)
+{
+	struct fake_hws *h = fake_hws_new(test, 0, 0);
+	struct fake_req held = { .req.hold = true }, plain = {};
+	struct fake_holder *f;
+	struct fake_drainer *d;
+	struct task_struct *t;
+	unsigned int i, n = 0;
+
+	/* served by its own cycle: it returns, still inside */
+	KUNIT_EXPECT_EQ(test, fake_change(h, &held), 0);
+	KUNIT_EXPECT_EQ(test, fake_inside(h), 1u);
+	/* not held: served and gone; the holder delays no cycle */
+	KUNIT_EXPECT_EQ(test, fake_change(h, &plain), 0);
+	KUNIT_EXPECT_EQ(test, h->cycles, 2ull);
+	KUNIT_EXPECT_EQ(test, fake_inside(h), 1u);
+	d = fake_start_drain(test, h);
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&d->done,
+							  msecs_to_jiffies(50)),
+			0ul);
+	kfd_mp_rlq_release(&h->q);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&d->done, 10 * HZ),
+			0ul);
+	KUNIT_EXPECT_EQ(test, fake_inside(h), 0u);
+
+	/* teardown: a held request failed without a cycle */
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->h = h;
+	init_completion(&f->served);
+	init_completion(&f->go);
+	init_completion(&f->done);
+	h->q.leader_timeout = MAX_SCHEDULE_TIMEOUT;
+	spin_lock(&h->q.lock);
+	h->q.arriving++;		/* somebody on the way who never comes */
+	spin_unlock(&h->q.lock);
+	t = kthread_run(fake_holder_thread, f, "kfd_rlq_holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < 5000 && n != 1; i++) {
+		usleep_range(1000, 2000);
+		spin_lock(&h->q.lock);
+		n = h->q.npending;
+		spin_unlock(&h->q.lock);
+	}
+	KUNIT_EXPECT_EQ(test, n, 1u);
+	mutex_lock(&h->lock);
+	KUNIT_EXPECT_EQ(test, kfd_mp_rlq_fail_locked(&h->q, -ENODEV), 1u);
+	mutex_unlock(&h->lock);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&f->served, 10 * HZ),
+			0ul);
+	spin_lock(&h->q.lock);
+	h->q.arriving--;
+	spin_unlock(&h->q.lock);
+	KUNIT_EXPECT_EQ(test, f->ret, -ENODEV);
+	KUNIT_EXPECT_EQ(test, f->fr.completed_result, -ENODEV);
+	KUNIT_EXPECT_EQ(test, fake_inside(h), 1u);
+
+	d = fake_start_drain(test, h);
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&d->done,
+							  msecs_to_jiffies(50)),
+			0ul);
+	KUNIT_EXPECT_FALSE(test, completion_done(&f->done));
+	complete(&f->go);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&d->done, 10 * HZ),
+			0ul);
+	/* drain returned only after the holder's last access to the queue */
+	KUNIT_EXPECT_EQ(test, fake_inside(h), 0u);
+	KUNIT_EXPECT_EQ(test, h->changes, 2u);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&f->done, 10 * HZ),
+			0ul);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->result_errors), 0);
+	KUNIT_EXPECT_TRUE(test, kfd_mp_rlq_idle(&h->q));
+	KUNIT_EXPECT_EQ(test, h->q.returning, 0u);
+}
+
 /* A caller on the way that gives up must not leave the others waiting. */
 static int fake_leaver_thread(void *arg)
 {
@@ -672,6 +818,7 @@ static struct kunit_case kfd_mp_rlq_cases[] = {
 	KUNIT_CASE(kfd_mp_rlq_threads_all_fail),
 	KUNIT_CASE(kfd_mp_rlq_teardown_flush),
 	KUNIT_CASE(kfd_mp_rlq_teardown_fail),
+	KUNIT_CASE(kfd_mp_rlq_hold_release),
 	KUNIT_CASE(kfd_mp_rlq_arriver_leaves),
 	KUNIT_CASE(kfd_mp_rlq_leader_timeout),
 	KUNIT_CASE(kfd_mp_rlq_concurrent_flush),
