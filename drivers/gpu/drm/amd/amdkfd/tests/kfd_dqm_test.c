@@ -357,15 +357,21 @@ static void kfd_dqm_test_oversubscription(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
-/* HWS hang: the preemption never completes; the fence wait times out */
+/*
+ * HWS hang: the preemption never completes; the fence wait times out, a
+ * GPU reset is asked, and amdgpu's reset (kfd_fake_gpu_reset(): the
+ * driver's pre/post-reset entry points) brings the node back: a new HIQ,
+ * the HWS on it, every process left evicted.
+ */
 static void kfd_dqm_test_hws_hang(struct kunit *test)
 {
 	const struct kfd_dqm_param *param = test->param_value;
 	int saved_timeout = queue_preemption_timeout_ms;
 	struct kfd_fake_node *fake;
+	unsigned int loads;
 	int ret;
-	struct kfd_fake_proc *fp;
-	struct queue *q[2];
+	struct kfd_fake_proc *fp, *fp2;
+	struct queue *q[2], *q2;
 
 	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
 	fp = kfd_fake_proc_add(fake);
@@ -385,13 +391,240 @@ static void kfd_dqm_test_hws_hang(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fp->pdd->qpd.reset_wavefronts);
 	fp->pdd->qpd.reset_wavefronts = false;
 
-	/* the GPU reset: the HWS forgets everything, the driver restarts */
-	soft_hws_reset(&fake->hws);
-	fake->dqm->active_runlist = false;
-	pm_release_ib(&fake->dqm->packet_mgr);
+	/* the GPU reset, as amdgpu runs it */
+	loads = fake->hws.loads;
+	KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
 	queue_preemption_timeout_ms = saved_timeout;
+	KUNIT_EXPECT_EQ(test, fake->hws.resets, 1);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.loads, loads + 1,
+			    "the HIQ was not re-created and loaded");
+	KUNIT_EXPECT_NOT_NULL(test, fake->hws.thread);
+	KUNIT_EXPECT_TRUE(test, fake->dqm->sched_running);
+	KUNIT_EXPECT_FALSE(test, kfd_fake_kfd_locked());
+	/* kfd_suspend_all_processes(); 6.12 does not resume after a reset */
+	KUNIT_EXPECT_EQ(test, fp->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_FALSE(test, q[1]->properties.is_active);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 0);
+	kfd_dqm_check(test, fake);
+
+	/* a process started after the reset runs on the new HIQ */
+	fp2 = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp2);
+	q2 = kfd_dqm_mkq(test, fake, fp2, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp2), 1);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fp2, q2);
 	kfd_dqm_rmq(test, fake, fp, q[1]);
 	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* a process's queues are all inactive and none is mapped */
+static bool kfd_dqm_all_off(struct kfd_fake_node *fake,
+			    struct kfd_fake_proc *fp)
+{
+	struct queue *q;
+	bool off = true;
+
+	dqm_lock(fake->dqm);
+	list_for_each_entry(q, &fp->pdd->qpd.queues_list, list)
+		off &= !q->properties.is_active;
+	dqm_unlock(fake->dqm);
+	return off && !kfd_dqm_mapped_of(fake, fp);
+}
+
+/*
+ * A GPU reset through amdgpu's own KFD entry points, as
+ * amdgpu_device_gpu_recover() runs it (kfd_fake_gpu_reset():
+ * amdgpu_amdkfd_pre_reset() and post_reset(), the reset domain held):
+ *
+ * 1. a hung HWS: the preemption of a destroy never completes, the fence
+ *    times out, kfd_hws_hang() asks for a reset (hw_exception_work), and
+ *    the reset runs from it (auto_reset), as amdgpu's reset work does;
+ * 2. a reset that amdgpu asks itself (a job timeout elsewhere, RAS) while
+ *    a process runs queues.
+ *
+ * After each: every process in kfd_processes_table was evicted by
+ * kfd_suspend_all_processes() and stays evicted (6.12's post-reset does
+ * not resume processes), nothing is mapped, the dqm runs again on a new
+ * HIQ that the software HWS executes (a new process's queues are mapped
+ * at once), kfd_locked is back to 0, and the queues of the old processes
+ * can be destroyed and the processes terminated.
+ */
+static void kfd_dqm_test_gpu_reset(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_proc *fp[3], *fn;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_node *fake;
+	struct queue *q[3][3], *qn[2];
+	unsigned int i, loads;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	for (i = 0; i < 3; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+	}
+	q[0][0] = kfd_dqm_mkq(test, fake, fp[0], KFD_QUEUE_TYPE_COMPUTE);
+	q[0][1] = kfd_dqm_mkq(test, fake, fp[0], KFD_QUEUE_TYPE_COMPUTE);
+	q[0][2] = kfd_dqm_mkq(test, fake, fp[0], KFD_QUEUE_TYPE_SDMA);
+	q[1][0] = kfd_dqm_mkq(test, fake, fp[1], KFD_QUEUE_TYPE_COMPUTE);
+	q[2][0] = kfd_dqm_mkq(test, fake, fp[2], KFD_QUEUE_TYPE_SDMA);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[2], true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 4);
+
+	/* 1. the hang, answered by the reset from hw_exception_work */
+	fake->auto_reset = true;
+	loads = fake->hws.loads;
+	queue_preemption_timeout_ms = 100;
+	soft_hws_inject(&fake->hws, SOFT_HWS_INJECT_HANG, 0, 0);
+	KUNIT_EXPECT_EQ(test, kfd_fake_queue_destroy(fake, fp[0], q[0][0]),
+			-ETIME);
+	flush_work(&dqm->hw_exception_work);
+	queue_preemption_timeout_ms = saved_timeout;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->resets_done), 1);
+	KUNIT_EXPECT_EQ(test, fake->reset_ret, 0);
+	KUNIT_EXPECT_EQ(test, fake->hws.resets, 1);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.loads, loads + 1,
+			    "the HIQ was not re-created and loaded");
+	KUNIT_EXPECT_NOT_NULL(test, fake->hws.thread);
+	KUNIT_EXPECT_TRUE(test, dqm->sched_running);
+	KUNIT_EXPECT_FALSE(test, kfd_fake_kfd_locked());
+	KUNIT_EXPECT_EQ(test, fp[0]->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_EQ(test, fp[1]->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_EQ(test, fp[2]->pdd->qpd.evicted, 2);
+	/* kfd_hws_hang(): every process with queues has a reset queue */
+	KUNIT_EXPECT_TRUE(test, fp[0]->pdd->has_reset_queue);
+	KUNIT_EXPECT_TRUE(test, fp[1]->pdd->has_reset_queue);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_all_off(fake, fp[i]),
+				      "process %u has a queue on after the reset",
+				      i);
+	KUNIT_EXPECT_EQ(test, dqm->active_queue_count, 0);
+	kfd_dqm_check(test, fake);
+
+	/* the node runs: a process started after the reset is mapped */
+	fn = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	qn[0] = kfd_dqm_mkq(test, fake, fn, KFD_QUEUE_TYPE_COMPUTE);
+	qn[1] = kfd_dqm_mkq(test, fake, fn, KFD_QUEUE_TYPE_SDMA);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fn), 2);
+	kfd_dqm_check(test, fake);
+
+	/* 2. a reset amdgpu asks itself, with fn's queues mapped */
+	loads = fake->hws.loads;
+	KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	KUNIT_EXPECT_EQ(test, fake->hws.resets, 2);
+	KUNIT_EXPECT_EQ(test, fake->hws.loads, loads + 1);
+	KUNIT_EXPECT_FALSE(test, kfd_fake_kfd_locked());
+	KUNIT_EXPECT_EQ(test, fn->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_FALSE(test, fn->pdd->has_reset_queue);
+	KUNIT_EXPECT_TRUE(test, kfd_dqm_all_off(fake, fn));
+	KUNIT_EXPECT_EQ(test, fp[2]->pdd->qpd.evicted, 3);
+	kfd_dqm_check(test, fake);
+
+	/* the old processes go: queues destroyed, or left to termination */
+	kfd_dqm_rmq(test, fake, fp[0], q[0][1]);
+	kfd_dqm_rmq(test, fake, fp[0], q[0][2]);
+	kfd_dqm_rmq(test, fake, fn, qn[0]);
+	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fp[1]), 0);
+	uninit_queue(q[1][0]);
+	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fn), 0);
+	uninit_queue(qn[1]);
+	kfd_dqm_rmq(test, fake, fp[2], q[2][0]);
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, dqm->total_queue_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * System suspend and resume through amdgpu's KFD entry points
+ * (amdgpu_amdkfd_suspend()/resume(): kgd2kfd_suspend()/resume(),
+ * kfd_suspend_all_processes(), the dqm's stop and start,
+ * kfd_resume_all_processes()). Suspend evicts every process and unmaps
+ * every queue before the dqm stops; the HIQ is destroyed, so the software
+ * HWS stops; no process can start while KFD is locked, but a queue can be
+ * created (it stays off). Resume loads a new HIQ and restores every
+ * process: the queues that ran before run again, a process evicted
+ * before the suspend stays evicted, an inactive queue stays off.
+ */
+static void kfd_dqm_test_suspend_resume(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_proc *fp[3];
+	struct device_queue_manager *dqm;
+	struct kfd_fake_node *fake;
+	struct queue *q[3][3], *qs;
+	unsigned int i, loads, unmaps;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	for (i = 0; i < 3; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+	}
+	q[0][0] = kfd_dqm_mkq(test, fake, fp[0], KFD_QUEUE_TYPE_COMPUTE);
+	q[0][1] = kfd_dqm_mkq(test, fake, fp[0], KFD_QUEUE_TYPE_SDMA);
+	q[1][0] = kfd_dqm_mkq(test, fake, fp[1], KFD_QUEUE_TYPE_COMPUTE);
+	q[2][0] = kfd_dqm_mkq(test, fake, fp[2], KFD_QUEUE_TYPE_COMPUTE);
+	q[2][1] = kfd_dqm_mkq(test, fake, fp[2], KFD_QUEUE_TYPE_COMPUTE);
+	q[2][1]->properties.queue_percent = 0;
+	KUNIT_EXPECT_EQ(test, dqm->ops.update_queue(dqm, q[2][1], NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[1], true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 3);
+
+	loads = fake->hws.loads;
+	unmaps = kfd_dqm_unmaps(fake);
+	KUNIT_EXPECT_EQ_MSG(test, kfd_fake_suspend(fake), 0,
+			    "queues still mapped when the dqm stopped");
+	KUNIT_EXPECT_GT(test, kfd_dqm_unmaps(fake), unmaps);
+	KUNIT_EXPECT_NULL_MSG(test, fake->hws.thread,
+			      "the HIQ was not destroyed: the HWS still runs");
+	KUNIT_EXPECT_FALSE(test, dqm->sched_running);
+	KUNIT_EXPECT_TRUE(test, kfd_fake_kfd_locked());
+	KUNIT_EXPECT_EQ(test, fp[0]->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_EQ(test, fp[1]->pdd->qpd.evicted, 2);
+	KUNIT_EXPECT_EQ(test, fp[2]->pdd->qpd.evicted, 1);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_TRUE(test, kfd_dqm_all_off(fake, fp[i]));
+	/* kfd_create_process() refuses while KFD is locked */
+	KUNIT_EXPECT_NULL(test, kfd_fake_proc_add(fake));
+	/* a queue of a suspended process is created off */
+	qs = kfd_dqm_mkq(test, fake, fp[0], KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_FALSE(test, qs->properties.is_active);
+
+	KUNIT_EXPECT_EQ(test, kfd_fake_resume(fake), 0);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.loads, loads + 1,
+			    "the HIQ was not re-created and loaded");
+	KUNIT_EXPECT_NOT_NULL(test, fake->hws.thread);
+	KUNIT_EXPECT_TRUE(test, dqm->sched_running);
+	KUNIT_EXPECT_FALSE(test, kfd_fake_kfd_locked());
+	KUNIT_EXPECT_EQ(test, fp[0]->pdd->qpd.evicted, 0);
+	KUNIT_EXPECT_EQ(test, fp[1]->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_EQ(test, fp[2]->pdd->qpd.evicted, 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[0]), 3);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[2]), 1);
+	KUNIT_EXPECT_FALSE(test, q[2][1]->properties.is_active);
+	kfd_dqm_check(test, fake);
+
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp[1], false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp[1]), 1);
+	kfd_dqm_rmq(test, fake, fp[0], qs);
+	kfd_dqm_rmq(test, fake, fp[0], q[0][0]);
+	kfd_dqm_rmq(test, fake, fp[0], q[0][1]);
+	kfd_dqm_rmq(test, fake, fp[1], q[1][0]);
+	kfd_dqm_rmq(test, fake, fp[2], q[2][0]);
+	kfd_dqm_rmq(test, fake, fp[2], q[2][1]);
+	kfd_dqm_check(test, fake);
+	KUNIT_EXPECT_EQ(test, dqm->total_queue_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
 	kfd_dqm_teardown(test, fake);
 }
 
@@ -1061,13 +1294,13 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 			    dqm->mp_rlq_on ? 1 : 2,
 			    "unmaps sent to the hung HWS");
 
-	/* the GPU reset */
+	/* the GPU reset, as amdgpu runs it; every process stays evicted */
 	flush_work(&dqm->hw_exception_work);
-	soft_hws_reset(&fake->hws);
-	dqm->active_runlist = false;
-	pm_release_ib(&dqm->packet_mgr);
+	KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
 	queue_preemption_timeout_ms = saved_timeout;
 	KUNIT_EXPECT_EQ(test, dqm->ops.unhalt(dqm), 0);
+	KUNIT_EXPECT_EQ(test, fe->pdd->qpd.evicted, 2);
+	KUNIT_EXPECT_EQ(test, fc->pdd->qpd.evicted, 1);
 	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
 	kfd_dqm_rmq(test, fake, fc, qc);
 	kfd_dqm_check(test, fake);
@@ -1075,60 +1308,56 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 }
 
 /*
- * is_active == false must still mean "preempted" for the readers of a
- * queue's MQD (checkpoint_mqd, get_wave_state). With the queued runlist,
- * an eviction marks A's queue inactive under dqm_lock and may sleep
- * before its cycle preempts the queue. The interleaving: A's eviction
- * records its change and sleeps because process E's restore is on the
- * way; a checkpoint of A's queue takes dqm_lock next; E's restore, of a
- * twice-evicted process, leaves without a cycle.
+ * A reader of a queue's MQD (checkpoint_mqd, get_wave_state) must see the
+ * queue preempted. With the queued runlist, process A's eviction records
+ * its change and sleeps until a cycle preempts the queue; a checkpoint of
+ * A's queue in that window must first run the pending change (its flush),
+ * then find the queue inactive and unmapped. The cycle is held back
+ * (kfd_dqm_hold()) so that the window is reached for sure, on any load;
+ * stock evicts, then checkpoints.
  */
 static void kfd_dqm_test_checkpoint_pending(struct kunit *test)
 {
 	const struct kfd_dqm_param *param = test->param_value;
-	struct kfd_dqm_call evict, ckpt, restore;
+	struct kfd_dqm_call evict, ckpt;
 	struct device_queue_manager *dqm;
-	struct kfd_fake_proc *fa, *fe;
+	struct kfd_fake_proc *fa;
 	struct kfd_fake_node *fake;
 	struct queue *qa;
+	long timeout;
 
 	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
 	dqm = fake->dqm;
 	fa = kfd_fake_proc_add(fake);
-	fe = kfd_fake_proc_add(fake);
-	KUNIT_ASSERT_TRUE(test, fa && fe);
+	KUNIT_ASSERT_NOT_NULL(test, fa);
 	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
-	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
-	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
 	soft_hws_sync(&fake->hws);
 
-	dqm_lock(dqm);
-	kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa, NULL);
-	if (dqm->mp_rlq_on)
-		kfd_dqm_expect_arriving(test, dqm, 1);
-	else
-		msleep(20);
-	kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT, NULL,
-			   qa);
-	msleep(20);
-	kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE, fe,
-			   NULL);
-	if (dqm->mp_rlq_on)
-		kfd_dqm_expect_arriving(test, dqm, 2);
-	else
-		msleep(20);
-	dqm_unlock(dqm);
-	wait_for_completion(&evict.done);
-	wait_for_completion(&ckpt.done);
-	wait_for_completion(&restore.done);
+	if (dqm->mp_rlq_on) {
+		timeout = kfd_dqm_hold(dqm);
+		kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa,
+				   NULL);
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, NULL),
+				      "interleaving not reached: eviction not pending");
+		kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT,
+				   NULL, qa);
+		wait_for_completion(&ckpt.done);
+		kfd_dqm_unhold(dqm, timeout);
+		wait_for_completion(&evict.done);
+	} else {
+		kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT, fa,
+				   NULL);
+		wait_for_completion(&evict.done);
+		kfd_dqm_call_start(test, &ckpt, fake, KFD_DQM_CALL_CHECKPOINT,
+				   NULL, qa);
+		wait_for_completion(&ckpt.done);
+	}
 
 	KUNIT_EXPECT_EQ(test, evict.ret, 0);
 	KUNIT_EXPECT_EQ(test, ckpt.ret, 0);
-	KUNIT_EXPECT_EQ(test, restore.ret, 0);
 	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
 			    fake->hws.violation);
 	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fa, false), 0);
-	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, false), 0);
 	kfd_dqm_check(test, fake);
 	kfd_dqm_rmq(test, fake, fa, qa);
 	kfd_dqm_teardown(test, fake);
@@ -1860,21 +2089,48 @@ static void kfd_dqm_test_bench(struct kunit *test)
 }
 
 /*
- * Seeded stress. Each process has an owner thread that creates compute
- * and SDMA queues, changes their priority, deactivates and reactivates
- * them (update_queue), checkpoints them as CRIU does (evict the process,
- * checkpoint_mqd() each queue, restore) and destroys them, in an order
- * drawn from the seed,
- * while an evictor thread evicts and restores random processes without
- * p->mutex (as evict_process_worker and the MMU notifier do), drawing a
- * preemption time for the software HWS each time. The HWS checks every
- * runlist it parses (violations); no queue of an evicted process may be
- * mapped; at the end every queue is destroyed and the node must be
- * quiescent. The seed fixes each thread's sequence of operations; the
+ * Seeded stress (issue 16, item 5). Each of KFD_DQM_STRESS_PROCS processes
+ * has an owner thread that, in an order drawn from the seed, creates
+ * compute and SDMA queues, changes their priority, deactivates and
+ * reactivates them (update_queue), checkpoints them as CRIU does (evicts
+ * its process, checkpoint_mqd() of each queue, restores it), in half of
+ * the checkpoints also CRIU-restores one compute queue (destroyed and
+ * made again from its checkpoint through create_queue()'s restore_mqd
+ * path), destroys them, and exits: its process is terminated with its
+ * queues left (process_termination) and a new process takes its place.
+ * An evictor thread evicts and restores random processes without
+ * p->mutex (as evict_process_worker and the MMU notifier do), draws the
+ * software HWS's preemption time for each eviction, one in eight a slow
+ * fence (2-20 ms), and draws faults:
+ *
+ * - a failed preemption of a live compute queue (the MEC names it in the
+ *   HIQ MQD): the driver resets that queue alone (per-queue reset), or the
+ *   GPU if it cannot find the queue;
+ * - a hung HWS (the next preemption never completes): the fence wait
+ *   times out and hw_exception_work resets the GPU;
+ * - a GPU reset that amdgpu asks itself;
+ * - a system suspend and resume.
+ *
+ * GPU resets and suspend/resume go through amdgpu's KFD entry points
+ * (kfd_fake_gpu_reset(), kfd_fake_suspend(), kfd_fake_resume()). A reset
+ * leaves every process evicted (6.12 does not resume them), so an owner
+ * whose process went through one exits, as the runtime does on the reset
+ * event (memory lost), and goes on with a new process.
+ *
+ * Invariants: the HWS's checks at every runlist it parses (violations);
+ * no call fails, except with the errors of a fault in progress (-ETIME or
+ * -EIO while the HWS is hung or the GPU is reset) or with -EACCES for an
+ * update of a process with a reset queue; no queue of an evicted process
+ * is mapped when an eviction returns 0; a suspend leaves nothing mapped;
+ * a CRIU restore gives the checkpointed MQD back; a hang is answered by a
+ * GPU reset, and a GPU reset is asked only after a hang or a failed
+ * preemption; at quiescence nothing is mapped or counted, KFD is not
+ * locked and the dqm runs on a loaded HIQ. Every failure names its seed.
+ * The seed fixes each thread's sequence of operations and faults; the
  * interleaving is the SMP guest's, so a failing seed reproduces the
  * schedule, not necessarily the race.
  *
- * KFD_DQM_STRESS_SEEDS fixed seeds run on every run of the suite;
+ * The fixed seeds of kfd_dqm_stress_params run on every run of the suite;
  * amdgpu.kfd_dqm_stress_seeds=N on the kernel command line runs N more
  * from kfd_dqm_stress_base (kfd_dqm_test_stress_long, skipped when 0).
  */
@@ -1882,6 +2138,10 @@ static void kfd_dqm_test_bench(struct kunit *test)
 #define KFD_DQM_STRESS_QUEUES	6	/* per process at a time, SDMA <= 2 */
 #define KFD_DQM_STRESS_OPS	40	/* per owner */
 #define KFD_DQM_STRESS_EVICTIONS 24
+#define KFD_DQM_STRESS_PLAN	10	/* the first evictions: faults */
+#define KFD_DQM_STRESS_EXITS	1	/* drawn exits per owner */
+/* the preemption timeout of a seed: a hang costs about twice that */
+#define KFD_DQM_STRESS_TIMEOUT_MS 500
 
 static unsigned int kfd_dqm_stress_seeds;
 module_param(kfd_dqm_stress_seeds, uint, 0444);
@@ -1898,12 +2158,20 @@ struct kfd_dqm_stress_param {
 	u32 seed;
 };
 
+/*
+ * Between them, seeds 1-4 draw each fault in both settings (their plans,
+ * kfd_dqm_stress_plan(): 1 "HR--------", 2 "--HF-----F", 3 "R---F---S-",
+ * 4 "-SF-----F-"; H hang, R GPU reset, S suspend/resume, F failed
+ * preemption).
+ */
 static const struct kfd_dqm_stress_param kfd_dqm_stress_params[] = {
 	{ &kfd_fake_mi300x, false, 1 },
 	{ &kfd_fake_mi300x, true, 1 },
 	{ &kfd_fake_mi308x, false, 2 },
 	{ &kfd_fake_mi308x, true, 2 },
+	{ &kfd_fake_mi300x, false, 3 },
 	{ &kfd_fake_mi300x, true, 3 },
+	{ &kfd_fake_mi308x, false, 4 },
 	{ &kfd_fake_mi308x, true, 4 },
 };
 
@@ -1916,55 +2184,350 @@ static void kfd_dqm_stress_desc(const struct kfd_dqm_stress_param *p,
 
 KUNIT_ARRAY_PARAM(kfd_dqm_stress, kfd_dqm_stress_params, kfd_dqm_stress_desc);
 
+enum kfd_dqm_stress_fault {
+	KFD_DQM_STRESS_NONE,
+	KFD_DQM_STRESS_FAIL_PREEMPT,
+	KFD_DQM_STRESS_HANG,
+	KFD_DQM_STRESS_RESET,
+	KFD_DQM_STRESS_SUSPEND,
+};
+
+static const char kfd_dqm_stress_fault_name[] = "-FHRS";
+
+/*
+ * The faults of a seed, drawn before it runs so that they do not depend
+ * on how long its threads take: a hang, a GPU reset, a suspend/resume,
+ * each with probability 1/2, and up to three failed preemptions, each
+ * with probability 1/2, at the evictor's first KFD_DQM_STRESS_PLAN
+ * evictions; plan[k] is the fault of the k-th.
+ */
+static void kfd_dqm_stress_plan(u32 seed, u8 *plan)
+{
+	static const u8 kinds[] = {
+		KFD_DQM_STRESS_HANG, KFD_DQM_STRESS_RESET,
+		KFD_DQM_STRESS_SUSPEND, KFD_DQM_STRESS_FAIL_PREEMPT,
+		KFD_DQM_STRESS_FAIL_PREEMPT, KFD_DQM_STRESS_FAIL_PREEMPT,
+	};
+	struct rnd_state rnd;
+	unsigned int i, k;
+
+	memset(plan, KFD_DQM_STRESS_NONE, KFD_DQM_STRESS_PLAN);
+	prandom_seed_state(&rnd, (u64)seed << 8 | 0xfe);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		u32 r = prandom_u32_state(&rnd);
+
+		if (r % 2)
+			continue;
+		for (k = (r >> 8) % KFD_DQM_STRESS_PLAN; plan[k];
+		     k = (k + 1) % KFD_DQM_STRESS_PLAN)
+			;
+		plan[k] = kinds[i];
+	}
+}
+
 struct kfd_dqm_stress {
 	struct kunit *test;
 	struct kfd_fake_node *fake;
+	/* the owners' current processes */
 	struct kfd_fake_proc *fp[KFD_DQM_STRESS_PROCS];
+	/*
+	 * held while the evictor works on fp[i] and while its owner
+	 * replaces it (as process teardown cancels the eviction work)
+	 */
+	struct mutex own_lock[KFD_DQM_STRESS_PROCS];
 	struct completion *start;
 	atomic_t owners_left;
 	u32 seed;
+	u8 plan[KFD_DQM_STRESS_PLAN];
+	/*
+	 * a fault begins when it is drawn and is over when the driver has
+	 * recovered from it; a call that overlaps one may fail with its
+	 * errors
+	 */
+	atomic_t faults_begun;
+	atomic_t faults_over;
+	/* calls failed by a fault in progress: -ETIME, -EIO, -EACCES */
+	atomic_t etime;
+	atomic_t eio;
+	atomic_t eacces;
+	atomic_t exits_failed;	/* of them, process terminations */
 };
+
+/* what a call saw of the faults when it started */
+struct kfd_dqm_stress_win {
+	int begun;
+	int over;
+};
+
+static void kfd_dqm_stress_enter(struct kfd_dqm_stress *st,
+				 struct kfd_dqm_stress_win *w)
+{
+	w->over = atomic_read(&st->faults_over);
+	w->begun = atomic_read(&st->faults_begun);
+}
+
+/*
+ * @ret of the call @what that started at @w: false if it is an error the
+ * faults do not explain; @eacces: -EACCES is the answer (an update of a
+ * process with a reset queue)
+ */
+static bool kfd_dqm_stress_ok(struct kfd_dqm_stress *st,
+			      const struct kfd_dqm_stress_win *w, int ret,
+			      bool eacces, char *err, size_t len,
+			      const char *what)
+{
+	if (!ret)
+		return true;
+	if (ret == -EACCES && eacces) {
+		atomic_inc(&st->eacces);
+		return true;
+	}
+	if ((ret == -ETIME || ret == -EIO) &&
+	    (w->begun != w->over ||
+	     atomic_read(&st->faults_begun) != w->begun)) {
+		atomic_inc(ret == -ETIME ? &st->etime : &st->eio);
+		return true;
+	}
+	if (!err[0])
+		snprintf(err, len, "%s returned %d with no fault in progress",
+			 what, ret);
+	return false;
+}
 
 struct kfd_dqm_stress_owner {
 	struct kfd_dqm_stress *st;
 	unsigned int idx;
 	struct completion done;
 	int errors;
-	/* create, priority, (de)activate, destroy, checkpoint */
-	unsigned int ops[5];
+	char err[256];		/* the first error */
+	/*
+	 * create, priority, (de)activate, destroy, checkpoint, CRIU
+	 * restore, exit (drawn), exit after a GPU reset
+	 */
+	unsigned int ops[8];
+	int resets_seen;	/* fake->resets_started when fp[idx] started */
 	u8 *ckpt;		/* an MQD, then a control stack page */
+	u8 *ckpt_q;		/* the same, of the queue to CRIU-restore */
 };
 
 struct kfd_dqm_stress_evictor {
 	struct kfd_dqm_stress *st;
 	struct completion done;
 	int errors;
+	char err[256];
 	unsigned int evictions;
+	/* slow fences, failed preemptions, hangs (drawn, taken), resets, suspends */
+	unsigned int slow;
+	unsigned int fails;
+	unsigned int fails_taken;
+	unsigned int hangs;
+	unsigned int hangs_taken;
+	unsigned int resets;
+	unsigned int suspends;
 };
 
-/* a CRIU checkpoint of the owner's queues: evicted, each MQD read */
+/* count an owner's or the evictor's error, describe the first one */
+static __printf(2, 3) void kfd_dqm_owner_err(struct kfd_dqm_stress_owner *o,
+					     const char *fmt, ...)
+{
+	va_list args;
+
+	if (o->errors++)
+		return;
+	va_start(args, fmt);
+	vsnprintf(o->err, sizeof(o->err), fmt, args);
+	va_end(args);
+}
+
+static __printf(2, 3) void
+kfd_dqm_evictor_err(struct kfd_dqm_stress_evictor *e, const char *fmt, ...)
+{
+	va_list args;
+
+	if (e->errors++)
+		return;
+	va_start(args, fmt);
+	vsnprintf(e->err, sizeof(e->err), fmt, args);
+	va_end(args);
+}
+
+/*
+ * a suspend or a GPU reset left @fp evicted, with no queue on or mapped;
+ * if not, say what is left in @buf
+ */
+static bool kfd_dqm_stress_off(struct kfd_fake_node *fake,
+			       struct kfd_fake_proc *fp, char *buf,
+			       size_t len)
+{
+	unsigned int active = 0, mapped;
+	struct queue *q, *on = NULL;
+	int evicted;
+
+	dqm_lock(fake->dqm);
+	evicted = fp->pdd->qpd.evicted;
+	list_for_each_entry(q, &fp->pdd->qpd.queues_list, list)
+		if (q->properties.is_active) {
+			active++;
+			on = q;
+		}
+	if (on)
+		snprintf(buf, len,
+			 "pasid 0x%x evicted %d, %u queues on (queue %u: evicted %d, percent %u, mapped %d)",
+			 fp->p->pasid, evicted, active, on->properties.queue_id,
+			 on->properties.is_evicted,
+			 on->properties.queue_percent,
+			 soft_hws_find(&fake->hws, on->gart_mqd_addr) >= 0);
+	dqm_unlock(fake->dqm);
+	mapped = kfd_dqm_mapped_of(fake, fp);
+	if (!on)
+		snprintf(buf, len, "pasid 0x%x evicted %d, %u queues mapped",
+			 fp->p->pasid, evicted, mapped);
+	return evicted > 0 && !active && !mapped;
+}
+
+/* a CRIU checkpoint of the owner's queues, perhaps a CRIU restore of one */
 static void kfd_dqm_stress_checkpoint(struct kfd_dqm_stress_owner *o,
-				      struct queue **q)
+				      struct kfd_fake_proc *fp,
+				      struct queue **q, u32 r)
 {
 	struct kfd_dqm_stress *st = o->st;
 	struct device_queue_manager *dqm = st->fake->dqm;
-	struct kfd_fake_proc *fp = st->fp[o->idx];
-	unsigned int j;
+	const size_t db = offsetof(struct v9_mqd, cp_hqd_pq_doorbell_control);
+	struct queue_properties props;
+	struct kfd_dqm_stress_win w;
+	unsigned int j, k, pick = KFD_DQM_STRESS_QUEUES;
+	struct v9_mqd *m, *c;
+	u32 doorbell_id;
 	int ret;
 
-	if (kfd_dqm_evict(st->fake, fp, true))
+	kfd_dqm_stress_enter(st, &w);
+	ret = kfd_dqm_evict(st->fake, fp, true);
+	if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err, sizeof(o->err),
+			       "checkpoint: evict"))
 		o->errors++;
+	/* half of the checkpoints restore one compute queue from theirs */
+	if ((r >> 20) % 2)
+		for (k = 0; k < KFD_DQM_STRESS_QUEUES; k++) {
+			j = ((r >> 8) + k) % KFD_DQM_STRESS_QUEUES;
+			if (q[j] &&
+			    q[j]->properties.type == KFD_QUEUE_TYPE_COMPUTE) {
+				pick = j;
+				break;
+			}
+		}
 	for (j = 0; j < KFD_DQM_STRESS_QUEUES; j++) {
+		u8 *buf = j == pick ? o->ckpt_q : o->ckpt;
+
 		if (!q[j])
 			continue;
-		ret = dqm->ops.checkpoint_mqd(dqm, q[j], o->ckpt,
-					      o->ckpt + PAGE_SIZE);
-		/* an MQD manager without checkpoint_mqd says so */
-		if (ret && ret != -EOPNOTSUPP)
+		kfd_dqm_stress_enter(st, &w);
+		ret = dqm->ops.checkpoint_mqd(dqm, q[j], buf, buf + PAGE_SIZE);
+		if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
+				       sizeof(o->err), "checkpoint_mqd")) {
 			o->errors++;
+			if (j == pick)
+				pick = KFD_DQM_STRESS_QUEUES;
+		}
 	}
-	if (kfd_dqm_evict(st->fake, fp, false))
+	if (pick < KFD_DQM_STRESS_QUEUES) {
+		/* the evictor's calls change it under dqm_lock */
+		dqm_lock(dqm);
+		props = q[pick]->properties;
+		dqm_unlock(dqm);
+		doorbell_id = q[pick]->doorbell_id;
+		kfd_dqm_stress_enter(st, &w);
+		ret = kfd_fake_queue_destroy(st->fake, fp, q[pick]);
+		q[pick] = NULL;
+		if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
+				       sizeof(o->err), "CRIU restore: destroy"))
+			o->errors++;
+		c = (struct v9_mqd *)o->ckpt_q;
+		kfd_dqm_stress_enter(st, &w);
+		ret = kfd_fake_queue_restore(st->fake, fp, &props, doorbell_id,
+					     0, o->ckpt_q, o->ckpt_q + PAGE_SIZE,
+					     c->cp_hqd_cntl_stack_size,
+					     &q[pick]);
+		if (ret)
+			q[pick] = NULL;
+		if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
+				       sizeof(o->err), "CRIU restore: create")) {
+			o->errors++;
+		} else if (!ret) {
+			/*
+			 * the checkpoint, but for the doorbell control that
+			 * restore_mqd() writes for the new queue
+			 */
+			m = q[pick]->mqd;
+			if (memcmp(m, c, db) ||
+			    memcmp((u8 *)m + db + 4, (u8 *)c + db + 4,
+				   sizeof(*m) - db - 4))
+				kfd_dqm_owner_err(o,
+						  "CRIU restore: the MQD of queue %u is not its checkpoint",
+						  props.queue_id);
+			o->ops[5]++;
+		}
+	}
+	kfd_dqm_stress_enter(st, &w);
+	ret = kfd_dqm_evict(st->fake, fp, false);
+	if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err, sizeof(o->err),
+			       "checkpoint: restore"))
 		o->errors++;
+}
+
+/*
+ * The owner's process exits with its queues left, and a new one starts
+ * (it cannot while KFD is locked: suspended, or in a GPU reset). Returns
+ * the new process, or @fp if no new one could start.
+ */
+static struct kfd_fake_proc *kfd_dqm_stress_exit(struct kfd_dqm_stress_owner *o,
+						 struct kfd_fake_proc *fp,
+						 struct queue **q,
+						 unsigned int *sdma)
+{
+	struct kfd_dqm_stress *st = o->st;
+	struct kfd_fake_node *fake = st->fake;
+	struct kfd_dqm_stress_win w;
+	struct kfd_fake_proc *nfp = NULL;
+	unsigned int j;
+	int ret, seen = 0;
+
+	for (j = 0; j < 1000 && !nfp; j++) {
+		nfp = kfd_fake_proc_add(fake);
+		/*
+		 * a reset that starts after this read suspends the new
+		 * process; one that started before may not have
+		 */
+		seen = atomic_read(&fake->resets_started);
+		if (!nfp && READ_ONCE(fake->nprocs) >= KFD_FAKE_MAX_PROCS)
+			break;	/* no room: go on with this one */
+		if (!nfp)
+			usleep_range(2000, 4000);
+	}
+	if (!nfp) {
+		if (READ_ONCE(fake->nprocs) < KFD_FAKE_MAX_PROCS)
+			kfd_dqm_owner_err(o, "no process could start for 2 s");
+		o->resets_seen = atomic_read(&fake->resets_started);
+		return fp;
+	}
+	mutex_lock(&st->own_lock[o->idx]);
+	st->fp[o->idx] = nfp;
+	kfd_dqm_stress_enter(st, &w);
+	ret = kfd_fake_proc_terminate(fake, fp);
+	mutex_unlock(&st->own_lock[o->idx]);
+	if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err, sizeof(o->err),
+			       "process termination"))
+		o->errors++;
+	if (ret)
+		atomic_inc(&st->exits_failed);
+	/* its MQDs are freed: the queues are only structs now */
+	for (j = 0; j < KFD_DQM_STRESS_QUEUES; j++) {
+		if (q[j])
+			uninit_queue(q[j]);
+		q[j] = NULL;
+	}
+	*sdma = 0;
+	o->resets_seen = seen;
+	return nfp;
 }
 
 static int kfd_dqm_stress_owner_fn(void *data)
@@ -1974,8 +2537,11 @@ static int kfd_dqm_stress_owner_fn(void *data)
 	struct kfd_fake_proc *fp = st->fp[o->idx];
 	struct device_queue_manager *dqm = st->fake->dqm;
 	struct queue *q[KFD_DQM_STRESS_QUEUES] = {};
-	unsigned int n, i, sdma = 0, op;
+	unsigned int n, i, sdma = 0, op, exits = 0;
+	struct kfd_dqm_stress_win w;
 	struct rnd_state rnd;
+	char buf[160];
+	int ret, started;
 
 	current->kunit_test = st->test;
 	prandom_seed_state(&rnd, (u64)st->seed << 8 | o->idx);
@@ -1983,87 +2549,322 @@ static int kfd_dqm_stress_owner_fn(void *data)
 	for (n = 0; n < KFD_DQM_STRESS_OPS; n++) {
 		u32 r = prandom_u32_state(&rnd);
 
+		/* a GPU reset evicted the process for good: it exits */
+		started = atomic_read(&st->fake->resets_started);
+		if (started != o->resets_seen) {
+			/* once that reset is over */
+			for (i = 0; i < 1000 &&
+			     atomic_read(&st->fake->resets_done) < started; i++)
+				usleep_range(1000, 2000);
+			if (!kfd_dqm_stress_off(st->fake, fp, buf,
+						sizeof(buf)))
+				kfd_dqm_owner_err(o, "after a GPU reset: %s",
+						  buf);
+			fp = kfd_dqm_stress_exit(o, fp, q, &sdma);
+			o->ops[7]++;
+		}
 		i = (r >> 8) % KFD_DQM_STRESS_QUEUES;
-		op = r % 100 < 35 ? 0 : r % 100 < 55 ? 1 : r % 100 < 72 ? 2 :
-		     r % 100 < 92 ? 3 : 4;
-		if (!q[i] && op != 4)
+		op = r % 100 < 34 ? 0 : r % 100 < 53 ? 1 : r % 100 < 70 ? 2 :
+		     r % 100 < 89 ? 3 : r % 100 < 97 ? 4 : 6;
+		if (op == 6 && exits >= KFD_DQM_STRESS_EXITS)
+			op = 4;
+		if (!q[i] && op != 4 && op != 6)
 			op = 0;
+		kfd_dqm_stress_enter(st, &w);
 		switch (op) {
 		case 0: {
 			bool want_sdma = (r >> 16) % 3 == 0 && sdma < 2;
 
 			if (q[i])
 				break;
-			if (kfd_fake_queue_create(st->fake, fp, want_sdma ?
-						  KFD_QUEUE_TYPE_SDMA :
-						  KFD_QUEUE_TYPE_COMPUTE,
-						  &q[i])) {
-				o->errors++;
+			ret = kfd_fake_queue_create(st->fake, fp, want_sdma ?
+						    KFD_QUEUE_TYPE_SDMA :
+						    KFD_QUEUE_TYPE_COMPUTE,
+						    &q[i]);
+			if (ret)
 				q[i] = NULL;
-			} else if (want_sdma) {
+			else if (want_sdma)
 				sdma++;
-			}
+			if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
+					       sizeof(o->err), "create"))
+				o->errors++;
 			break;
 		}
 		case 1:
-			q[i]->properties.priority = (r >> 16) % 16;
-			if (dqm->ops.update_queue(dqm, q[i], NULL))
-				o->errors++;
-			break;
 		case 2:
-			q[i]->properties.queue_percent =
-				q[i]->properties.queue_percent ? 0 : 100;
-			if (dqm->ops.update_queue(dqm, q[i], NULL))
+			if (op == 1)
+				q[i]->properties.priority = (r >> 16) % 16;
+			else
+				q[i]->properties.queue_percent =
+					q[i]->properties.queue_percent ? 0 : 100;
+			ret = dqm->ops.update_queue(dqm, q[i], NULL);
+			if (!kfd_dqm_stress_ok(st, &w, ret,
+					       READ_ONCE(fp->pdd->has_reset_queue),
+					       o->err, sizeof(o->err),
+					       "update_queue"))
 				o->errors++;
 			break;
 		case 3:
 			if (q[i]->properties.type == KFD_QUEUE_TYPE_SDMA)
 				sdma--;
-			if (kfd_fake_queue_destroy(st->fake, fp, q[i]))
-				o->errors++;
+			ret = kfd_fake_queue_destroy(st->fake, fp, q[i]);
 			q[i] = NULL;
+			if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
+					       sizeof(o->err), "destroy"))
+				o->errors++;
 			break;
 		case 4:
-			kfd_dqm_stress_checkpoint(o, q);
+			kfd_dqm_stress_checkpoint(o, fp, q, r);
+			break;
+		case 6:
+			fp = kfd_dqm_stress_exit(o, fp, q, &sdma);
+			exits++;
 			break;
 		}
 		o->ops[op]++;
-		if ((r >> 24) % 4 == 0)
+		/* a call failed by a fault: the runtime sees it, not at once again */
+		if (atomic_read(&st->faults_begun) != w.begun || w.begun != w.over)
+			usleep_range(1000, 2000);
+		else if ((r >> 24) % 4 == 0)
 			fsleep((r >> 26) % 200);
 	}
-	for (i = 0; i < KFD_DQM_STRESS_QUEUES; i++)
-		if (q[i] && kfd_fake_queue_destroy(st->fake, fp, q[i]))
+	for (i = 0; i < KFD_DQM_STRESS_QUEUES; i++) {
+		if (!q[i])
+			continue;
+		kfd_dqm_stress_enter(st, &w);
+		ret = kfd_fake_queue_destroy(st->fake, fp, q[i]);
+		if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
+				       sizeof(o->err), "destroy at the end"))
 			o->errors++;
+	}
 	atomic_dec(&st->owners_left);
 	current->kunit_test = NULL;
 	complete(&o->done);
 	return 0;
 }
 
+/* an active compute queue of any process, to fail its preemption */
+static bool kfd_dqm_stress_victim(struct kfd_dqm_stress *st, u32 r,
+				  u32 *doorbell, u64 *pq)
+{
+	struct device_queue_manager *dqm = st->fake->dqm;
+	struct device_process_node *cur;
+	unsigned int n = 0, k;
+	struct queue *q;
+
+	dqm_lock(dqm);
+	list_for_each_entry(cur, &dqm->queues, list)
+		list_for_each_entry(q, &cur->qpd->queues_list, list)
+			n += q->properties.is_active &&
+			     q->properties.type == KFD_QUEUE_TYPE_COMPUTE;
+	k = n ? r % n : 0;
+	list_for_each_entry(cur, &dqm->queues, list)
+		list_for_each_entry(q, &cur->qpd->queues_list, list) {
+			if (!q->properties.is_active ||
+			    q->properties.type != KFD_QUEUE_TYPE_COMPUTE)
+				continue;
+			if (!k--) {
+				*doorbell = q->properties.doorbell_off;
+				*pq = q->properties.queue_address;
+			}
+		}
+	dqm_unlock(dqm);
+	return n;
+}
+
+/* what the HWS maps of @fp: for a failure message */
+static void kfd_dqm_stress_mapped_err(struct kfd_dqm_stress_evictor *e,
+				      struct kfd_fake_proc *fp,
+				      unsigned int nmapped)
+{
+	struct kfd_fake_node *fake = e->st->fake;
+	struct soft_hws *hws = &fake->hws;
+	u32 doorbell = 0;
+	struct queue *q;
+	unsigned int i;
+	int active = -1, evicted = -1;
+
+	dqm_lock(fake->dqm);
+	spin_lock(&hws->lock);
+	for (i = 0; i < hws->nmapped; i++)
+		if (hws->mapped[i].pasid == fp->p->pasid)
+			doorbell = hws->mapped[i].doorbell_off;
+	spin_unlock(&hws->lock);
+	list_for_each_entry(q, &fp->pdd->qpd.queues_list, list)
+		if (q->properties.doorbell_off == doorbell) {
+			active = q->properties.is_active;
+			evicted = q->properties.is_evicted;
+		}
+	kfd_dqm_evictor_err(e,
+			    "evict %u of pasid 0x%x returned 0 with %u queues mapped (doorbell 0x%x: active %d, evicted %d; process evicted %d; active_runlist %d; %d resets, %u queue resets)",
+			    e->evictions, fp->p->pasid, nmapped, doorbell,
+			    active, evicted, fp->pdd->qpd.evicted,
+			    fake->dqm->active_runlist,
+			    atomic_read(&fake->resets_done),
+			    hws->queue_resets);
+	dqm_unlock(fake->dqm);
+}
+
+/*
+ * Wait until the driver has recovered from the faults so far: the
+ * preemption in flight is over (it holds dqm_lock), every GPU reset it
+ * asked has run (hw_exception_work resets, auto_reset), and no more is
+ * asked. @drawn: the resets the evictor ran itself. False if that does
+ * not happen in 10 s.
+ */
+static bool kfd_dqm_stress_settle(struct kfd_dqm_stress *st,
+				  unsigned int drawn)
+{
+	struct device_queue_manager *dqm = st->fake->dqm;
+	unsigned int i;
+
+	for (i = 0; i < 100; i++) {
+		dqm_lock(dqm);
+		dqm_unlock(dqm);
+		flush_work(&dqm->hw_exception_work);
+		if (!work_pending(&dqm->hw_exception_work) &&
+		    atomic_read(&st->fake->gpu_resets) + drawn ==
+		    atomic_read(&st->fake->resets_done))
+			return true;
+		msleep(100);
+	}
+	return false;
+}
+
 static int kfd_dqm_stress_evictor_fn(void *data)
 {
 	struct kfd_dqm_stress_evictor *e = data;
 	struct kfd_dqm_stress *st = e->st;
-	struct device_queue_manager *dqm = st->fake->dqm;
+	struct kfd_fake_node *fake = st->fake;
+	struct soft_hws *hws = &fake->hws;
+	struct kfd_dqm_stress_win w;
+	char buf[160];
+	struct kfd_fake_proc *fp;
 	struct rnd_state rnd;
+	int ret;
 
 	current->kunit_test = st->test;
 	prandom_seed_state(&rnd, (u64)st->seed << 8 | 0xff);
 	wait_for_completion(st->start);
-	while (e->evictions < KFD_DQM_STRESS_EVICTIONS &&
-	       atomic_read(&st->owners_left)) {
-		u32 r = prandom_u32_state(&rnd);
-		struct kfd_fake_proc *fp = st->fp[r % KFD_DQM_STRESS_PROCS];
+	/* the planned faults, then evictions while the owners run */
+	while (e->evictions < KFD_DQM_STRESS_PLAN ||
+	       (e->evictions < KFD_DQM_STRESS_EVICTIONS &&
+		atomic_read(&st->owners_left))) {
+		u32 r = prandom_u32_state(&rnd), f = prandom_u32_state(&rnd);
+		enum kfd_dqm_stress_fault fault = KFD_DQM_STRESS_NONE;
+		unsigned int i = r % KFD_DQM_STRESS_PROCS, j;
+		unsigned int preempt = (r >> 8) % 300;
+		int resets = atomic_read(&fake->resets_done);
+		unsigned int n;
+		u32 doorbell;
+		u64 pq;
 
-		soft_hws_set(&st->fake->hws, (r >> 8) % 300,
-			     SOFT_HWS_INJECT_NONE, 0, 0);
-		if (dqm->ops.evict_process_queues(dqm, &fp->pdd->qpd))
+		if ((f >> 8) % 8 == 0) {
+			preempt = 2000 + (f >> 12) % 18000;
+			e->slow++;
+		}
+		soft_hws_set_preempt(hws, preempt);
+		if (e->evictions < KFD_DQM_STRESS_PLAN)
+			fault = st->plan[e->evictions];
+
+		switch (fault) {
+		case KFD_DQM_STRESS_RESET:
+			/* amdgpu resets the GPU for a reason of its own */
+			e->resets++;
+			atomic_inc(&st->faults_begun);
+			ret = kfd_fake_gpu_reset(fake);
+			if (ret)
+				kfd_dqm_evictor_err(e, "GPU reset: %d", ret);
+			if (!kfd_dqm_stress_settle(st, e->resets))
+				kfd_dqm_evictor_err(e, "GPU resets did not settle");
+			atomic_inc(&st->faults_over);
+			break;
+		case KFD_DQM_STRESS_SUSPEND:
+			/* nothing may fail: no fault window */
+			e->suspends++;
+			if (kfd_fake_suspend(fake))
+				kfd_dqm_evictor_err(e, "suspend left queues mapped");
+			/* no process starts or exits while KFD is locked */
+			for (j = 0; j < KFD_DQM_STRESS_PROCS; j++) {
+				mutex_lock(&st->own_lock[j]);
+				if (!kfd_dqm_stress_off(fake, st->fp[j], buf,
+							sizeof(buf)))
+					kfd_dqm_evictor_err(e, "suspended: %s",
+							    buf);
+				mutex_unlock(&st->own_lock[j]);
+			}
+			fsleep((f >> 12) % 2000);
+			ret = kfd_fake_resume(fake);
+			if (ret)
+				kfd_dqm_evictor_err(e, "resume: %d", ret);
+			break;
+		case KFD_DQM_STRESS_FAIL_PREEMPT:
+			e->fails++;
+			if (!kfd_dqm_stress_victim(st, f >> 12, &doorbell, &pq)) {
+				fault = KFD_DQM_STRESS_NONE;
+				break;
+			}
+			atomic_inc(&st->faults_begun);
+			soft_hws_inject(hws, SOFT_HWS_INJECT_FAIL_PREEMPT,
+					doorbell, pq);
+			break;
+		case KFD_DQM_STRESS_HANG:
+			e->hangs++;
+			atomic_inc(&st->faults_begun);
+			soft_hws_inject(hws, SOFT_HWS_INJECT_HANG, 0, 0);
+			break;
+		case KFD_DQM_STRESS_NONE:
+			break;
+		}
+
+		mutex_lock(&st->own_lock[i]);
+		fp = st->fp[i];
+		kfd_dqm_stress_enter(st, &w);
+		ret = kfd_dqm_evict(fake, fp, true);
+		if (!kfd_dqm_stress_ok(st, &w, ret, false, e->err,
+				       sizeof(e->err), "evict"))
 			e->errors++;
-		if (kfd_dqm_mapped_of(st->fake, fp))
-			e->errors++;
+		/*
+		 * A hung HWS still maps what it ran, and a nested eviction
+		 * of a process whose first eviction timed out returns 0
+		 * (the first caller got the error): nothing to check then.
+		 */
+		n = ret || soft_hws_stalled(hws) ? 0 :
+		    kfd_dqm_mapped_of(fake, fp);
+		if (n)
+			kfd_dqm_stress_mapped_err(e, fp, n);
+		/* a failed eviction: the restore after the recovery */
+		if (ret && !kfd_dqm_stress_settle(st, e->resets))
+			kfd_dqm_evictor_err(e, "GPU resets did not settle");
 		fsleep((r >> 16) % 500);
-		if (dqm->ops.restore_process_queues(dqm, &fp->pdd->qpd))
+		kfd_dqm_stress_enter(st, &w);
+		ret = kfd_dqm_evict(fake, fp, false);
+		if (!kfd_dqm_stress_ok(st, &w, ret, false, e->err,
+				       sizeof(e->err), "restore"))
 			e->errors++;
+		mutex_unlock(&st->own_lock[i]);
+
+		if (fault == KFD_DQM_STRESS_FAIL_PREEMPT ||
+		    fault == KFD_DQM_STRESS_HANG) {
+			/* an owner's preemption may take it; if none does, withdrawn */
+			for (j = 0; j < 200 && soft_hws_pending(hws); j++)
+				usleep_range(1000, 2000);
+			if (!soft_hws_withdraw(hws)) {
+				if (fault == KFD_DQM_STRESS_HANG)
+					e->hangs_taken++;
+				else
+					e->fails_taken++;
+				if (!kfd_dqm_stress_settle(st, e->resets))
+					kfd_dqm_evictor_err(e, "GPU resets did not settle");
+				if (fault == KFD_DQM_STRESS_HANG &&
+				    atomic_read(&fake->resets_done) == resets)
+					kfd_dqm_evictor_err(e, "a hung HWS was not reset");
+				/* neither a queue reset nor a GPU reset */
+				if (soft_hws_queue_hung(hws))
+					kfd_dqm_evictor_err(e, "a failed queue is still hung");
+			}
+			atomic_inc(&st->faults_over);
+		}
 		e->evictions++;
 	}
 	current->kunit_test = NULL;
@@ -2076,75 +2877,117 @@ static bool kfd_dqm_stress_one(struct kunit *test,
 			       const struct kfd_fake_model *model, bool queued,
 			       u32 seed)
 {
+	int saved_timeout = queue_preemption_timeout_ms;
 	struct kfd_dqm_stress_owner *o;
-	struct kfd_dqm_stress_evictor e = {};
+	struct kfd_dqm_stress_evictor *e;
 	DECLARE_COMPLETION_ONSTACK(start);
-	struct kfd_dqm_stress st = {
-		.test = test, .start = &start, .seed = seed,
-	};
-	unsigned int i, j, ops[5] = {};
+	struct kfd_dqm_stress *st;
+	char plan[KFD_DQM_STRESS_PLAN + 1];
+	unsigned int i, j, ops[8] = {};
+	const char *err = NULL;
 	struct task_struct *t;
-	int errors = 0;
+	int errors = 0, asked, done;
 	bool ok;
 
-	kunit_info(test, "stress: %s %s seed %u\n", model->name,
-		   queued ? "queued" : "stock", seed);
-	st.fake = kfd_dqm_setup(test, model, queued, 50);
+	/* off the stack: mutexes and messages are large with lockdep */
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, st && e);
+	st->test = test;
+	st->start = &start;
+	st->seed = seed;
+	kfd_dqm_stress_plan(seed, st->plan);
+	for (i = 0; i < KFD_DQM_STRESS_PLAN; i++)
+		plan[i] = kfd_dqm_stress_fault_name[st->plan[i]];
+	plan[i] = 0;
+	kunit_info(test, "stress: %s %s seed %u, faults %s\n", model->name,
+		   queued ? "queued" : "stock", seed, plan);
+	st->fake = kfd_dqm_setup(test, model, queued, 50);
+	st->fake->auto_reset = true;
+	queue_preemption_timeout_ms = KFD_DQM_STRESS_TIMEOUT_MS;
 	o = kunit_kcalloc(test, KFD_DQM_STRESS_PROCS, sizeof(*o), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, o);
-	atomic_set(&st.owners_left, KFD_DQM_STRESS_PROCS);
+	atomic_set(&st->owners_left, KFD_DQM_STRESS_PROCS);
 	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
-		st.fp[i] = kfd_fake_proc_add(st.fake);
-		KUNIT_ASSERT_NOT_NULL(test, st.fp[i]);
+		mutex_init(&st->own_lock[i]);
+		st->fp[i] = kfd_fake_proc_add(st->fake);
+		KUNIT_ASSERT_NOT_NULL(test, st->fp[i]);
 	}
 	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
-		o[i].st = &st;
+		o[i].st = st;
 		o[i].idx = i;
 		o[i].ckpt = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, o[i].ckpt);
+		o[i].ckpt_q = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_TRUE(test, o[i].ckpt && o[i].ckpt_q);
 		init_completion(&o[i].done);
 		t = kthread_run(kfd_dqm_stress_owner_fn, &o[i], "kfd_stress%u",
 				i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	}
-	e.st = &st;
-	init_completion(&e.done);
-	t = kthread_run(kfd_dqm_stress_evictor_fn, &e, "kfd_stress_ev");
+	e->st = st;
+	init_completion(&e->done);
+	t = kthread_run(kfd_dqm_stress_evictor_fn, e, "kfd_stress_ev");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	complete_all(&start);
 	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
 		wait_for_completion(&o[i].done);
 		errors += o[i].errors;
+		if (o[i].errors && !err)
+			err = o[i].err;
 		for (j = 0; j < ARRAY_SIZE(ops); j++)
 			ops[j] += o[i].ops[j];
 	}
-	wait_for_completion(&e.done);
+	wait_for_completion(&e->done);
+	/* a reset asked at the very end has run */
+	kfd_dqm_stress_settle(st, e->resets);
+	queue_preemption_timeout_ms = saved_timeout;
+	asked = atomic_read(&st->fake->gpu_resets);
+	done = atomic_read(&st->fake->resets_done);
 
-	KUNIT_EXPECT_EQ_MSG(test, errors, 0, "seed %u: owner calls failed",
-			    seed);
-	KUNIT_EXPECT_EQ_MSG(test, e.errors, 0,
-			    "seed %u: evict/restore failed or left a queue mapped",
-			    seed);
-	kfd_dqm_check(test, st.fake);
-	ok = !errors && !e.errors && e.evictions &&
-	     !st.fake->dqm->total_queue_count && !kfd_dqm_nmapped(st.fake) &&
-	     !atomic_read(&st.fake->gpu_resets) && !st.fake->hws.violations &&
-	     !st.fake->hws.bad_packets;
-	KUNIT_EXPECT_EQ_MSG(test, st.fake->dqm->total_queue_count, 0,
+	KUNIT_EXPECT_EQ_MSG(test, errors, 0, "seed %u: owner calls failed: %s",
+			    seed, err ? err : "");
+	KUNIT_EXPECT_EQ_MSG(test, e->errors, 0, "seed %u: evictor: %s", seed,
+			    e->err);
+	kfd_dqm_check(test, st->fake);
+	KUNIT_EXPECT_EQ_MSG(test, st->fake->dqm->total_queue_count, 0,
 			    "seed %u", seed);
-	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_nmapped(st.fake), 0, "seed %u",
+	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_nmapped(st->fake), 0, "seed %u",
 			    seed);
-	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&st.fake->gpu_resets), 0,
-			    "seed %u", seed);
-	KUNIT_EXPECT_GT_MSG(test, e.evictions, 0, "seed %u: no eviction ran",
+	KUNIT_EXPECT_EQ_MSG(test, done, asked + (int)e->resets,
+			    "seed %u: GPU resets asked and not run", seed);
+	KUNIT_EXPECT_TRUE_MSG(test, asked == 0 || e->hangs_taken ||
+			      e->fails_taken,
+			      "seed %u: %d GPU resets asked without a hang or a failed preemption",
+			      seed, asked);
+	KUNIT_EXPECT_FALSE_MSG(test, kfd_fake_kfd_locked(),
+			       "seed %u: KFD left locked", seed);
+	KUNIT_EXPECT_TRUE_MSG(test, st->fake->dqm->sched_running &&
+			      st->fake->hws.thread,
+			      "seed %u: the dqm or the HWS does not run", seed);
+	KUNIT_EXPECT_GT_MSG(test, e->evictions, 0, "seed %u: no eviction ran",
 			    seed);
-	kunit_info(test, "stress seed %u: %u creates, %u priority and %u activation updates, %u destroys, %u checkpoints, %u evictions, %u runlists, %u preemption cycles\n",
-		   seed, ops[0], ops[1], ops[2], ops[3], ops[4], e.evictions,
-		   st.fake->hws.runlists, kfd_dqm_unmaps(st.fake));
-	kfd_dqm_teardown(test, st.fake);
-	KUNIT_EXPECT_EQ_MSG(test, st.fake->hws.violations, 0, "seed %u: %s",
-			    seed, st.fake->hws.violation);
-	return ok && !st.fake->hws.violations && !st.fake->hws.bad_packets;
+	ok = !errors && !e->errors && e->evictions &&
+	     !st->fake->dqm->total_queue_count && !kfd_dqm_nmapped(st->fake) &&
+	     done == asked + (int)e->resets &&
+	     (!asked || e->hangs_taken || e->fails_taken) &&
+	     !kfd_fake_kfd_locked() && !st->fake->hws.violations &&
+	     !st->fake->hws.bad_packets;
+	kunit_info(test, "stress seed %u: %u creates, %u priority and %u activation updates, %u destroys, %u checkpoints, %u CRIU restores, %u exits (%u after a reset), %u evictions, %u runlists, %u preemption cycles\n",
+		   seed, ops[0], ops[1], ops[2], ops[3], ops[4], ops[5],
+		   ops[6] + ops[7], ops[7], e->evictions, st->fake->hws.runlists,
+		   kfd_dqm_unmaps(st->fake));
+	kunit_info(test, "stress seed %u faults: %u slow fences; failed preemptions %u drawn, %u taken, %u queue resets; hangs %u drawn, %u taken; GPU resets %d asked, %u drawn, %d run; %u suspend/resume\n",
+		   seed, e->slow, e->fails, e->fails_taken,
+		   st->fake->hws.queue_resets, e->hangs, e->hangs_taken, asked,
+		   e->resets, done, e->suspends);
+	kunit_info(test, "stress seed %u calls failed by a fault: %d -ETIME, %d -EIO, %d -EACCES (%d process terminations); longest GPU reset %llu us\n",
+		   seed, atomic_read(&st->etime), atomic_read(&st->eio),
+		   atomic_read(&st->eacces), atomic_read(&st->exits_failed),
+		   st->fake->reset_us_max);
+	kfd_dqm_teardown(test, st->fake);
+	KUNIT_EXPECT_EQ_MSG(test, st->fake->hws.violations, 0, "seed %u: %s",
+			    seed, st->fake->hws.violation);
+	return ok && !st->fake->hws.violations && !st->fake->hws.bad_packets;
 }
 
 static void kfd_dqm_test_stress(struct kunit *test)
@@ -2181,6 +3024,8 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_terminate, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_oversubscription, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_hws_hang, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_gpu_reset, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_suspend_resume, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_soft_hws_checks, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_reset_destroyed_queue, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_sdma_reuse, kfd_dqm_gen_params),

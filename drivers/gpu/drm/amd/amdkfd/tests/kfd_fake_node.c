@@ -61,11 +61,16 @@ static void kfd_fake_free_gtt_mem(struct amdgpu_device *adev, void **mem_obj)
 	*mem_obj = NULL;
 }
 
-/* kfd2kgd: the registers are not there; the per-queue reset asks the HWS */
+/*
+ * kfd2kgd: the registers are not there; the per-queue reset asks the HWS,
+ * and the KIQ's load of the first XCC's HIQ starts the software HWS on it
+ */
 static int kfd_fake_hiq_mqd_load(struct amdgpu_device *adev, void *mqd,
 				 u32 pipe_id, u32 queue_id, u32 doorbell_off,
 				 u32 inst)
 {
+	if (inst == ffs(kfd_fake->node->xcc_mask) - 1)
+		soft_hws_load(kfd_fake, mqd);
 	return 0;
 }
 
@@ -141,27 +146,34 @@ static const struct kfd2kgd_calls kfd_fake_kfd2kgd = {
 	.hqd_reset = kfd_fake_hqd_reset,
 };
 
-/* HIQ teardown talks to the KIQ: nothing to do here */
+/*
+ * HIQ teardown (kq_uninitialize() from pm_uninit(), unless a GPU reset
+ * holds the reset domain) talks to the KIQ: the HQD is unloaded, so the
+ * software HWS stops before pm_uninit() frees the ring it reads.
+ */
 static int kfd_fake_destroy_hiq_mqd(struct mqd_manager *mm, void *mqd,
 				    enum kfd_preempt_type type,
 				    unsigned int timeout, u32 pipe_id,
 				    u32 queue_id)
 {
+	soft_hws_stop(kfd_fake);
 	return 0;
 }
 
-/* invariant: no MQD is (re)initialised or freed while the HWS maps it */
-static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
+/*
+ * invariant: no MQD is (re)initialised or freed while the HWS maps it;
+ * @what: init_mqd, or restore_mqd (a CRIU restore)
+ */
+static void kfd_fake_mqd_live(const char *what, int type,
 			      struct kfd_mem_obj *mqd_mem_obj,
-			      u64 *gart_addr, struct queue_properties *q)
+			      struct queue_properties *q)
 {
 	struct soft_hws *hws = &kfd_fake->hws;
-	int type = get_mqd_type_from_queue_type(q->type);
 	unsigned int i;
 
 	spin_lock(&hws->lock);
 	if (soft_hws_find(hws, mqd_mem_obj->gpu_addr) >= 0)
-		soft_hws_violation(hws, "init_mqd", mqd_mem_obj->gpu_addr);
+		soft_hws_violation(hws, what, mqd_mem_obj->gpu_addr);
 	if (type == KFD_MQD_TYPE_CP || type == KFD_MQD_TYPE_SDMA ||
 	    type == KFD_MQD_TYPE_DIQ) {
 		for (i = 0; i < ARRAY_SIZE(kfd_fake->mqds); i++)
@@ -169,7 +181,7 @@ static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
 			    kfd_fake->mqds[i].obj == mqd_mem_obj)
 				break;
 		if (i == ARRAY_SIZE(kfd_fake->mqds)) {
-			soft_hws_fail(hws, "init_mqd: more than %zu live MQDs",
+			soft_hws_fail(hws, "%s: more than %zu live MQDs", what,
 				      ARRAY_SIZE(kfd_fake->mqds));
 		} else {
 			kfd_fake->mqds[i] = (struct kfd_fake_mqd) {
@@ -183,7 +195,30 @@ static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
 		}
 	}
 	spin_unlock(&hws->lock);
+}
+
+static void kfd_fake_init_mqd(struct mqd_manager *mm, void **mqd,
+			      struct kfd_mem_obj *mqd_mem_obj,
+			      u64 *gart_addr, struct queue_properties *q)
+{
+	int type = get_mqd_type_from_queue_type(q->type);
+
+	kfd_fake_mqd_live("init_mqd", type, mqd_mem_obj, q);
 	kfd_fake->init_mqd[type](mm, mqd, mqd_mem_obj, gart_addr, q);
+}
+
+/* a CRIU restore makes a live MQD from a checkpoint (create_queue()) */
+static void kfd_fake_restore_mqd(struct mqd_manager *mm, void **mqd,
+				 struct kfd_mem_obj *mqd_mem_obj,
+				 u64 *gart_addr, struct queue_properties *q,
+				 const void *mqd_src, const void *ctl_stack_src,
+				 const u32 ctl_stack_size)
+{
+	int type = get_mqd_type_from_queue_type(q->type);
+
+	kfd_fake_mqd_live("restore_mqd", type, mqd_mem_obj, q);
+	kfd_fake->restore_mqd[type](mm, mqd, mqd_mem_obj, gart_addr, q,
+				    mqd_src, ctl_stack_src, ctl_stack_size);
 }
 
 static void kfd_fake_free_mqd(struct mqd_manager *mm, void *mqd,
@@ -246,10 +281,127 @@ static void kfd_fake_checkpoint_mqd(struct mqd_manager *mm, void *mqd,
 	kfd_fake->checkpoint_mqd(mm, mqd, mqd_dst, ctl_stack_dst);
 }
 
-/* kfd_process_hw_exception() would reset the GPU: count it instead */
+static int kfd_fake_gpu_reset(struct kfd_fake_node *fake);
+
+/*
+ * kfd_process_hw_exception() asks amdgpu for a GPU reset, which amdgpu's
+ * reset work runs (amdgpu_amdkfd_reset_work(), amdgpu_device_gpu_recover()).
+ * Count it; with auto_reset, run it as amdgpu does (kfd_fake_gpu_reset()).
+ */
 static void kfd_fake_hw_exception(struct work_struct *work)
 {
 	atomic_inc(&kfd_fake->gpu_resets);
+	if (READ_ONCE(kfd_fake->auto_reset))
+		kfd_fake_gpu_reset(kfd_fake);
+}
+
+/*
+ * A GPU reset of this device, as amdgpu_device_gpu_recover() runs it for
+ * a reset that amdgpu_amdkfd_gpu_reset() asked (source: HWS hang), KFD's
+ * part through amdgpu's own entry points:
+ *
+ * 1. amdgpu_device_lock_reset_domain(): the reset domain is write-locked
+ *    (every HWS path of the dqm trylocks it and fails with -EIO) once
+ *    the preemptions in flight have ended;
+ * 2. the MEC stops. On hardware it runs on until the ASIC reset, but
+ *    nothing reaches it any more (1.), and pm_uninit() in step 3 frees
+ *    the HIQ ring without destroying the HIQ (kq_uninitialize() skips
+ *    destroy_mqd under the reset lock), so the software HWS stops here,
+ *    its state frozen (stalled: what the driver frees until the reset
+ *    is not held against it);
+ * 3. amdgpu_amdkfd_pre_reset(): kgd2kfd_pre_reset(): the SMI event,
+ *    kgd2kfd_suspend() (kfd_locked, kfd_suspend_all_processes(): every
+ *    process in kfd_processes_table evicted; the dqm's stop: unmap,
+ *    pm_release_ib(), pm_uninit()), kfd_signal_reset_event();
+ * 4. the ASIC reset: the HWS forgets its runlist (soft_hws_reset());
+ * 5. amdgpu_amdkfd_post_reset(): kgd2kfd_post_reset(): kfd_resume() (the
+ *    dqm's start: pm_init() with a new HIQ, which the KIQ loads, and the
+ *    software HWS with it), kfd_locked dropped, the SMI event. Processes
+ *    stay evicted (6.12 does not resume them: "Fix me" there);
+ * 6. amdgpu_device_unlock_reset_domain().
+ *
+ * Returns the pre/post-reset result (also in fake->reset_ret).
+ */
+static int kfd_fake_gpu_reset(struct kfd_fake_node *fake)
+{
+	struct amdgpu_reset_context ctx;
+	struct soft_hws *hws = &fake->hws;
+	ktime_t t0;
+	int ret;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.method = AMD_RESET_METHOD_NONE;
+	ctx.reset_req_dev = fake->adev;
+	ctx.src = AMDGPU_RESET_SRC_HWS;
+
+	mutex_lock(&fake->reset_lock);
+	t0 = ktime_get();
+	amdgpu_device_lock_reset_domain(fake->adev->reset_domain);
+	spin_lock(&hws->lock);
+	hws->stalled = true;
+	spin_unlock(&hws->lock);
+	soft_hws_stop(fake);
+	/* before kfd_suspend_all_processes() can see a process */
+	atomic_inc(&fake->resets_started);
+	ret = amdgpu_amdkfd_pre_reset(fake->adev, &ctx);
+	soft_hws_reset(hws);
+	atomic_inc(&fake->adev->gpu_reset_counter);
+	if (!ret)
+		ret = amdgpu_amdkfd_post_reset(fake->adev);
+	amdgpu_device_unlock_reset_domain(fake->adev->reset_domain);
+	fake->reset_us_max = max_t(u64, fake->reset_us_max,
+				   ktime_us_delta(ktime_get(), t0));
+	fake->reset_ret = ret;
+	atomic_inc(&fake->resets_done);
+	mutex_unlock(&fake->reset_lock);
+	return ret;
+}
+
+/*
+ * System suspend and resume as amdgpu_device_suspend()/resume() call KFD:
+ * amdgpu_amdkfd_suspend(): kgd2kfd_suspend() evicts every process
+ * (kfd_suspend_all_processes()) and stops the dqm, whose pm_uninit()
+ * destroys the HIQ (the software HWS stops); the GPU is powered off (the
+ * HWS forgets everything); amdgpu_amdkfd_resume(): kgd2kfd_resume()
+ * starts the dqm (a new HIQ, loaded) and restores every process
+ * (kfd_resume_all_processes()).
+ */
+static unsigned int kfd_fake_suspend(struct kfd_fake_node *fake)
+{
+	unsigned int mapped;
+
+	mutex_lock(&fake->reset_lock);
+	amdgpu_amdkfd_suspend(fake->adev, false);
+	/* what the HWS still ran when the dqm had stopped: nothing */
+	spin_lock(&fake->hws.lock);
+	mapped = fake->hws.nmapped;
+	spin_unlock(&fake->hws.lock);
+	soft_hws_reset(&fake->hws);
+	fake->suspended = true;
+	mutex_unlock(&fake->reset_lock);
+	return mapped;
+}
+
+static int kfd_fake_resume(struct kfd_fake_node *fake)
+{
+	int ret;
+
+	mutex_lock(&fake->reset_lock);
+	ret = amdgpu_amdkfd_resume(fake->adev, false);
+	fake->suspended = false;
+	mutex_unlock(&fake->reset_lock);
+	return ret;
+}
+
+/* kfd_locked > 0: KFD is suspended or in a GPU reset */
+static bool kfd_fake_kfd_locked(void)
+{
+	bool locked;
+
+	mutex_lock(&kfd_processes_mutex);
+	locked = kfd_is_locked();
+	mutex_unlock(&kfd_processes_mutex);
+	return locked;
 }
 
 static void kfd_fake_bo(struct kfd_fake_node *fake, struct amdgpu_bo *bo,
@@ -278,6 +430,7 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 	fake->model = model;
 	kfd_fake = fake;
 	spin_lock_init(&fake->hws.lock);
+	mutex_init(&fake->reset_lock);
 	fake->hws.fake = fake;
 	kunit_activate_static_stub(test, amdgpu_amdkfd_alloc_gtt_mem,
 				   kfd_fake_alloc_gtt_mem);
@@ -311,6 +464,8 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 	adev->gmc.xgmi.supported = true;
 	init_rwsem(&fake->reset_domain.sem);
 	adev->reset_domain = &fake->reset_domain;
+	/* kfd_signal_reset_event() looks a reset process's PASID up */
+	xa_init_flags(&adev->vm_manager.pasids, XA_FLAGS_LOCK_IRQ);
 
 	kfd->adev = adev;
 	kfd->kfd2kgd = &kfd_fake_kfd2kgd;
@@ -364,6 +519,9 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 	node->vm_info.last_vmid_kfd = 15;
 	node->vm_info.vmid_num_kfd = 8;
 	node->max_proc_per_quantum = 8;
+	/* the SMI events of evictions and resets: no client */
+	INIT_LIST_HEAD(&node->smi_clients);
+	spin_lock_init(&node->smi_lock);
 
 	fake->dqm = device_queue_manager_init(node);
 	if (!fake->dqm)
@@ -382,14 +540,22 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 		fake->free_mqd[i] = mm->free_mqd;
 		mm->init_mqd = kfd_fake_init_mqd;
 		mm->free_mqd = kfd_fake_free_mqd;
+		fake->restore_mqd[i] = mm->restore_mqd;
+		if (mm->restore_mqd)
+			mm->restore_mqd = kfd_fake_restore_mqd;
 	}
 	fake->checkpoint_mqd = fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP]->checkpoint_mqd;
 	fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP]->checkpoint_mqd =
 		kfd_fake_checkpoint_mqd;
 
+	/* the KIQ's load of the HIQ (pm_init()) starts the software HWS */
 	if (fake->dqm->ops.start(fake->dqm))
 		return -EIO;
-	soft_hws_start(fake);
+	if (!fake->hws.thread)
+		return -EIO;
+	/* what amdgpu's KFD entry points look at (amdgpu_amdkfd_pre_reset()) */
+	adev->kfd.dev = kfd;
+	kfd->init_complete = true;
 	return 0;
 }
 
@@ -400,6 +566,15 @@ static void kfd_fake_node_fini(struct kfd_fake_node *fake)
 {
 	unsigned int i;
 
+	/* no GPU reset after this point */
+	WRITE_ONCE(fake->auto_reset, false);
+	if (fake->dqm)
+		flush_work(&fake->dqm->hw_exception_work);
+	/* a case that stopped half-way does not leave KFD locked */
+	if (fake->suspended)
+		kfd_fake_resume(fake);
+	if (fake->kfd)
+		fake->kfd->init_complete = false;
 	for (i = 0; i < fake->nprocs; i++)
 		kfd_fake_proc_fini(fake, &fake->procs[i]);
 	if (fake->dqm) {
@@ -421,16 +596,49 @@ static void kfd_fake_node_fini(struct kfd_fake_node *fake)
 	kfd_fake = NULL;
 }
 
-/* a process with its device data on the node, registered with the dqm */
+/*
+ * kfd_processes_table is where kfd_suspend_all_processes(),
+ * kfd_resume_all_processes() and kfd_signal_reset_event() find processes:
+ * kfd_create_process() adds one (kfd_fake_proc_add()),
+ * kfd_process_notifier_release_internal() removes it before its queues
+ * are terminated. Keyed by mm, which a fake process has none of.
+ */
+static void kfd_fake_proc_unpublish(struct kfd_fake_proc *fp)
+{
+	if (!fp->published)
+		return;
+	mutex_lock(&kfd_processes_mutex);
+	hash_del_rcu(&fp->p->kfd_processes);
+	fp->published = false;
+	mutex_unlock(&kfd_processes_mutex);
+	synchronize_srcu(&kfd_processes_srcu);
+}
+
+/*
+ * a process with its device data on the node, registered with the dqm
+ * and in kfd_processes_table; from any thread. NULL while KFD is locked
+ * (suspended or in a GPU reset), as kfd_create_process() refuses then.
+ */
 static struct kfd_fake_proc *kfd_fake_proc_add(struct kfd_fake_node *fake)
 {
 	struct kfd_fake_proc *fp;
 	struct kfd_process_device *pdd;
 	struct kfd_process *p;
-	unsigned int idx = fake->nprocs;
+	unsigned int idx;
 
-	if (idx >= KFD_FAKE_MAX_PROCS)
+	mutex_lock(&kfd_processes_mutex);
+	if (kfd_is_locked()) {
+		mutex_unlock(&kfd_processes_mutex);
 		return NULL;
+	}
+	/* kfd_processes_mutex: from any thread */
+	idx = fake->nprocs;
+	if (idx < KFD_FAKE_MAX_PROCS)
+		WRITE_ONCE(fake->nprocs, idx + 1);
+	if (idx >= KFD_FAKE_MAX_PROCS) {
+		mutex_unlock(&kfd_processes_mutex);
+		return NULL;
+	}
 	fp = &fake->procs[idx];
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL);
@@ -443,10 +651,12 @@ static struct kfd_fake_proc *kfd_fake_proc_add(struct kfd_fake_node *fake)
 		goto fail;
 	fp->p = p;
 	fp->pdd = pdd;
-	fake->nprocs++;
 
 	mutex_init(&p->mutex);
 	mutex_init(&p->event_mutex);
+	idr_init(&p->event_idr);
+	/* the SMI events name it by its lead thread's pid */
+	p->lead_thread = get_task_struct(current);
 	p->pasid = 0x8000 + idx;
 	p->pdds[0] = pdd;
 	p->n_pdds = 1;
@@ -468,11 +678,17 @@ static struct kfd_fake_proc *kfd_fake_proc_add(struct kfd_fake_node *fake)
 	fp->file.driver_priv = fp->fpriv;
 	pdd->drm_priv = &fp->file;
 
-	if (fake->dqm->ops.register_process(fake->dqm, &pdd->qpd))
+	if (fake->dqm->ops.register_process(fake->dqm, &pdd->qpd)) {
+		mutex_unlock(&kfd_processes_mutex);
 		return NULL;
+	}
 	fp->registered = true;
+	hash_add_rcu(kfd_processes_table, &p->kfd_processes, (uintptr_t)p->mm);
+	fp->published = true;
+	mutex_unlock(&kfd_processes_mutex);
 	return fp;
 fail:
+	mutex_unlock(&kfd_processes_mutex);
 	kfree(fp->fpriv);
 	kfree(pdd);
 	kfree(p);
@@ -480,12 +696,16 @@ fail:
 	return NULL;
 }
 
-/* process termination: the real process_termination_cpsch() */
+/*
+ * process termination: out of kfd_processes_table, then the real
+ * process_termination_cpsch()
+ */
 static int kfd_fake_proc_terminate(struct kfd_fake_node *fake,
 				   struct kfd_fake_proc *fp)
 {
 	int ret;
 
+	kfd_fake_proc_unpublish(fp);
 	if (!fp->registered)
 		return 0;
 	ret = fake->dqm->ops.process_termination(fake->dqm, &fp->pdd->qpd);
@@ -500,6 +720,8 @@ static void kfd_fake_proc_fini(struct kfd_fake_node *fake,
 		return;
 	kfd_fake_proc_terminate(fake, fp);
 	bitmap_free(fp->pdd->qpd.doorbell_bitmap);
+	idr_destroy(&fp->p->event_idr);
+	put_task_struct(fp->p->lead_thread);
 	kfree(fp->pdd);
 	kfree(fp->p);
 	kfree(fp->fpriv);
@@ -535,6 +757,52 @@ static int kfd_fake_queue_create(struct kfd_fake_node *fake,
 	q->process = fp->p;
 	ret = fake->dqm->ops.create_queue(fake->dqm, q, &fp->pdd->qpd, NULL,
 					  NULL, NULL);
+	if (ret) {
+		uninit_queue(q);
+		return ret;
+	}
+	*qp = q;
+	return 0;
+}
+
+/*
+ * a CRIU restore of a queue (kfd_criu_restore_queue(): pqm_create_queue()
+ * with the checkpoint): the queue of properties @old made again with the
+ * doorbell ID @doorbell_id (and SDMA ID @sdma_id) it had, from the MQD and
+ * control stack that checkpoint_mqd() copied
+ */
+static int kfd_fake_queue_restore(struct kfd_fake_node *fake,
+				  struct kfd_fake_proc *fp,
+				  const struct queue_properties *old,
+				  u32 doorbell_id, u32 sdma_id,
+				  const void *mqd, const void *ctl_stack,
+				  u32 ctl_stack_size, struct queue **qp)
+{
+	struct kfd_criu_queue_priv_data qd = {};
+	struct queue_properties prop = {};
+	struct queue *q;
+	int ret;
+
+	prop.type = old->type;
+	prop.format = old->format;
+	prop.queue_size = old->queue_size;
+	prop.queue_address = old->queue_address;
+	prop.queue_percent = old->queue_percent;
+	prop.priority = old->priority;
+	prop.queue_id = old->queue_id;
+	prop.sdma_engine_id = old->sdma_engine_id;
+	qd.type = old->type;
+	qd.q_id = old->queue_id;
+	qd.doorbell_id = doorbell_id;
+	qd.sdma_id = sdma_id;
+	qd.ctl_stack_size = ctl_stack_size;
+	ret = init_queue(&q, &prop);
+	if (ret)
+		return ret;
+	q->device = fake->node;
+	q->process = fp->p;
+	ret = fake->dqm->ops.create_queue(fake->dqm, q, &fp->pdd->qpd, &qd,
+					  mqd, ctl_stack);
 	if (ret) {
 		uninit_queue(q);
 		return ret;

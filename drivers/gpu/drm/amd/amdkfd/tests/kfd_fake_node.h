@@ -19,6 +19,15 @@
  * The real device_queue_manager_init(), start/stop, pm_init() and
  * kernel_queue_init() run on it; the software HWS (kfd_soft_hws.h)
  * executes what they send.
+ *
+ * Its processes are in kfd_processes_table, and the node is the
+ * kfd_dev's only node with init_complete set and adev->kfd.dev pointing
+ * at it, so amdgpu's own KFD entry points for a GPU reset
+ * (amdgpu_amdkfd_pre_reset()/post_reset(): kfd_suspend_all_processes(),
+ * the dqm's stop and start, kfd_signal_reset_event()) and for system
+ * suspend (amdgpu_amdkfd_suspend()/resume(): kfd_resume_all_processes()
+ * too) run on it: kfd_fake_gpu_reset(), kfd_fake_suspend(),
+ * kfd_fake_resume().
  */
 #ifndef KFD_FAKE_NODE_H_INCLUDED
 #define KFD_FAKE_NODE_H_INCLUDED
@@ -26,7 +35,7 @@
 #include <kunit/test.h>
 #include "kfd_soft_hws.h"
 
-#define KFD_FAKE_MAX_PROCS	32
+#define KFD_FAKE_MAX_PROCS	48
 #define KFD_FAKE_GTT_SIZE	(4 << 20)
 
 struct kfd_fake_model {
@@ -44,6 +53,7 @@ struct kfd_fake_proc {
 	struct amdgpu_fpriv *fpriv;
 	unsigned int next_qid;
 	bool registered;
+	bool published;		/* in kfd_processes_table */
 };
 
 #define KFD_FAKE_MAX_MQDS	1024
@@ -74,6 +84,14 @@ struct kfd_fake_node {
 					   struct kfd_mem_obj *mqd_mem_obj);
 	void (*checkpoint_mqd)(struct mqd_manager *mm, void *mqd,
 			       void *mqd_dst, void *ctl_stack_dst);
+	void (*restore_mqd[KFD_MQD_TYPE_MAX])(struct mqd_manager *mm,
+					      void **mqd,
+					      struct kfd_mem_obj *mqd_mem_obj,
+					      u64 *gart_addr,
+					      struct queue_properties *p,
+					      const void *mqd_src,
+					      const void *ctl_stack_src,
+					      const u32 ctl_stack_size);
 
 	/*
 	 * every user-queue MQD handle between init_mqd and free_mqd, with the
@@ -89,9 +107,21 @@ struct kfd_fake_node {
 		bool debug;		/* a DIQ */
 	} mqds[KFD_FAKE_MAX_MQDS];
 	atomic_t gpu_resets;	/* hw_exception_work runs (GPU reset asked) */
+	/*
+	 * hw_exception_work resets the GPU (kfd_fake_gpu_reset()), as
+	 * amdgpu's reset work does; off: it only counts
+	 */
+	bool auto_reset;
+	atomic_t resets_started;	/* kfd_fake_gpu_reset() runs begun */
+	atomic_t resets_done;	/* and ended */
+	int reset_ret;		/* the last one's pre/post-reset result */
+	u64 reset_us_max;	/* the longest one, reset domain locked to unlocked */
+	bool suspended;		/* kfd_fake_suspend() without resume */
+	/* one reset, suspend or resume at a time (amdgpu's reset domain) */
+	struct mutex reset_lock;
 	struct soft_hws hws;
 	struct kfd_fake_proc procs[KFD_FAKE_MAX_PROCS];
-	unsigned int nprocs;
+	unsigned int nprocs;	/* kfd_processes_mutex */
 };
 
 #endif

@@ -212,12 +212,37 @@ out:
 	spin_unlock(&hws->lock);
 }
 
-/* returns false if the HWS stalls on this packet */
+/*
+ * hws->lock held: the ring address on the HQD of the mapped compute queue
+ * @q, from its live MQD (what hqd_get_pq_addr() reads back); the
+ * injected address stays if the MQD is not a live compute MQD
+ */
+static void soft_hws_hung_pq(struct soft_hws *hws, struct soft_hws_queue *q)
+{
+	struct kfd_fake_mqd *live = soft_hws_live_mqd(hws, q->mqd_addr,
+						      q->doorbell_off);
+	struct v9_mqd *m;
+
+	if (!live || live->sdma || live->debug || !live->obj->cpu_ptr)
+		return;
+	m = (struct v9_mqd *)live->obj->cpu_ptr;
+	hws->hung_pq_addr = ((u64)m->cp_hqd_pq_base_hi << 32 |
+			     m->cp_hqd_pq_base_lo) << 8;
+}
+
+/*
+ * returns false if the HWS stalls on this packet. The MEC reports in the
+ * HIQ MQD, for every UNMAP_QUEUES, the doorbell of a queue it failed to
+ * preempt, or none; the driver reads it after the fence
+ * (check_preemption_failed()).
+ */
 static bool soft_hws_unmap(struct soft_hws *hws,
 			   struct pm4_mes_unmap_queues *um)
 {
 	unsigned int i, preempt_us;
 	enum soft_hws_inject inject;
+	struct v9_mqd *m;
+	u32 failed = 0;
 
 	spin_lock(&hws->lock);
 	inject = hws->inject;
@@ -252,12 +277,16 @@ static bool soft_hws_unmap(struct soft_hws *hws,
 			match = q->doorbell_off == um->bitfields3b.doorbell_offset0;
 			break;
 		}
-		if (match && inject == SOFT_HWS_INJECT_FAIL_PREEMPT &&
-		    q->doorbell_off == hws->hung_doorbell) {
-			/* the MEC gives up on it and names it in the HIQ MQD */
-			struct v9_mqd *m = hws->hiq_mqd;
-
-			m->queue_doorbell_id0 = q->doorbell_off;
+		/* injected now, or still hung on its HQD from before */
+		if (match && q->doorbell_off == hws->hung_doorbell &&
+		    (inject == SOFT_HWS_INJECT_FAIL_PREEMPT || hws->hung)) {
+			/*
+			 * the MEC gives up on it and names it in the HIQ MQD;
+			 * its HQD keeps the ring address of the queue's MQD
+			 */
+			failed = q->doorbell_off;
+			if (!hws->hung)
+				soft_hws_hung_pq(hws, q);
 			hws->hung = true;
 			i++;
 			continue;
@@ -269,6 +298,13 @@ static bool soft_hws_unmap(struct soft_hws *hws,
 	}
 	if (!hws->nmapped)
 		hws->runlist_active = false;
+	if (inject == SOFT_HWS_INJECT_FAIL_PREEMPT && failed)
+		hws->fail_preempts++;
+	m = hws->hiq_mqd;
+	/* written by the device: see soft_hws_query_status() */
+	kcsan_disable_current();
+	WRITE_ONCE(m->queue_doorbell_id0, failed);
+	kcsan_enable_current();
 	spin_unlock(&hws->lock);
 	return true;
 }
@@ -346,7 +382,7 @@ static int soft_hws_thread(void *data)
 {
 	struct soft_hws *hws = data;
 
-	while (!kthread_should_stop()) {
+	while (!READ_ONCE(hws->stop)) {
 		bool stalled;
 
 		spin_lock(&hws->lock);
@@ -359,29 +395,107 @@ static int soft_hws_thread(void *data)
 		smp_rmb();	/* the packet is there before the wptr */
 		soft_hws_exec(hws);
 	}
+	/* the completion lives in the fake node, after the thread */
+	complete(&hws->exited);
 	return 0;
 }
 
-/* start executing the HIQ of the fake node's started dqm */
-static void soft_hws_start(struct kfd_fake_node *fake)
+static void soft_hws_stop(struct kfd_fake_node *fake);
+
+/*
+ * The KIQ loads the HIQ's MQD (kfd2kgd->hiq_mqd_load, from pm_init() in
+ * the dqm's start): the MEC runs the ring that MQD names from then on,
+ * until the HIQ is destroyed (pm_uninit() in the dqm's stop) or the GPU is
+ * reset. Like the MEC, take the ring, its read pointer report address and
+ * its write pointer poll address from the MQD (GPU addresses in the fake
+ * GTT), and start executing it.
+ */
+static void soft_hws_load(struct kfd_fake_node *fake, void *mqd)
 {
 	struct soft_hws *hws = &fake->hws;
-	struct kernel_queue *kq = fake->dqm->packet_mgr.priv_queue;
+	struct v9_mqd *m = mqd;
+	u64 pq = ((u64)m->cp_hqd_pq_base_hi << 32 | m->cp_hqd_pq_base_lo) << 8;
+	u64 rptr = (u64)m->cp_hqd_pq_rptr_report_addr_hi << 32 |
+		   m->cp_hqd_pq_rptr_report_addr_lo;
+	u64 wptr = (u64)m->cp_hqd_pq_wptr_poll_addr_hi << 32 |
+		   m->cp_hqd_pq_wptr_poll_addr_lo;
+	u32 ring_dw = 2U << (m->cp_hqd_pq_control & 0x3f);
+	void *ring = soft_hws_gtt_cpu(hws, pq, ring_dw * 4);
+	struct task_struct *t;
 
-	hws->ring = kq->pq_kernel_addr;
-	hws->ring_dw = kq->queue->properties.queue_size / 4;
-	hws->wptr64 = kq->wptr64_kernel;
-	hws->rptr = kq->rptr_kernel;
+	/* a load replaces whatever that HQD ran */
+	soft_hws_stop(fake);
+	spin_lock(&hws->lock);
+	hws->loads++;
+	hws->ring = ring;
+	hws->ring_dw = ring_dw;
+	hws->rptr = soft_hws_gtt_cpu(hws, rptr, sizeof(u32));
+	hws->wptr64 = soft_hws_gtt_cpu(hws, wptr, sizeof(u64));
 	hws->rd = 0;
-	hws->hiq_mqd = kq->queue->mqd;
-	hws->thread = kthread_run(soft_hws_thread, hws, "kfd_soft_hws");
+	hws->hiq_mqd = mqd;
+	if (!hws->ring || !hws->rptr || !hws->wptr64) {
+		soft_hws_fail(hws,
+			      "hiq_mqd_load: ring 0x%llx, rptr 0x%llx, wptr 0x%llx outside the GTT",
+			      pq, rptr, wptr);
+		hws->ring = NULL;
+		hws->wptr64 = NULL;
+		hws->rptr = NULL;
+		spin_unlock(&hws->lock);
+		return;
+	}
+	spin_unlock(&hws->lock);
+	WRITE_ONCE(hws->stop, false);
+	init_completion(&hws->exited);
+	t = kthread_run(soft_hws_thread, hws, "kfd_soft_hws");
+	if (IS_ERR(t)) {
+		spin_lock(&hws->lock);
+		soft_hws_fail(hws, "hiq_mqd_load: no HWS thread (%ld)",
+			      PTR_ERR(t));
+		hws->ring = NULL;
+		hws->wptr64 = NULL;
+		hws->rptr = NULL;
+		spin_unlock(&hws->lock);
+		return;
+	}
+	hws->thread = t;
 }
 
+/*
+ * Stop executing the HIQ: it was destroyed, or the GPU is being reset.
+ * Only the thread (started by soft_hws_load()) reads the ring pointers
+ * without hws->lock; once it has stopped, they are cleared under it.
+ */
 static void soft_hws_stop(struct kfd_fake_node *fake)
 {
-	if (!IS_ERR_OR_NULL(fake->hws.thread))
-		kthread_stop(fake->hws.thread);
-	fake->hws.thread = NULL;
+	struct soft_hws *hws = &fake->hws;
+
+	/*
+	 * Not kthread_stop(): the thread would exit while kthread_stop()
+	 * still reads its task flags, a race in the kthread core that KCSAN
+	 * reports; the thread says it is done instead, and its task is not
+	 * touched again.
+	 */
+	if (!IS_ERR_OR_NULL(hws->thread)) {
+		WRITE_ONCE(hws->stop, true);
+		wait_for_completion(&hws->exited);
+	}
+	hws->thread = NULL;
+	spin_lock(&hws->lock);
+	hws->ring = NULL;
+	hws->wptr64 = NULL;
+	hws->rptr = NULL;
+	spin_unlock(&hws->lock);
+}
+
+/* the driver's write pointer, or the read position while nothing runs */
+static u64 soft_hws_wptr(struct soft_hws *hws)
+{
+	u64 wptr;
+
+	spin_lock(&hws->lock);
+	wptr = hws->wptr64 ? READ_ONCE(*hws->wptr64) : READ_ONCE(hws->rd);
+	spin_unlock(&hws->lock);
+	return wptr;
 }
 
 /*
@@ -398,7 +512,7 @@ static void soft_hws_sync(struct soft_hws *hws)
 		spin_lock(&hws->lock);
 		stalled = hws->stalled;
 		spin_unlock(&hws->lock);
-		if (stalled || READ_ONCE(hws->rd) == READ_ONCE(*hws->wptr64))
+		if (stalled || READ_ONCE(hws->rd) == soft_hws_wptr(hws))
 			return;
 		usleep_range(50, 100);
 	}
@@ -407,9 +521,11 @@ static void soft_hws_sync(struct soft_hws *hws)
 /* UNMAP_QUEUES packets submitted but not executed (the HWS is stuck) */
 static unsigned int soft_hws_pending_unmaps(struct soft_hws *hws)
 {
-	u64 pos = READ_ONCE(hws->rd), end = READ_ONCE(*hws->wptr64);
+	u64 pos = READ_ONCE(hws->rd), end = soft_hws_wptr(hws);
 	unsigned int n = 0;
 
+	if (!hws->ring)
+		return 0;
 	while (pos < end) {
 		union PM4_MES_TYPE_3_HEADER h = {
 			.u32All = hws->ring[pos % hws->ring_dw],
@@ -423,7 +539,14 @@ static unsigned int soft_hws_pending_unmaps(struct soft_hws *hws)
 	return n;
 }
 
-/* a GPU reset: the HWS drops its runlist and what it was stuck on */
+/*
+ * A GPU reset: the HWS drops its runlist and what it was stuck on; what
+ * the driver had submitted and the HWS had not executed is lost. If the
+ * HIQ is still loaded (a case that resets by hand), the HWS goes on at
+ * the driver's write pointer; after the driver's own reset path
+ * (kfd_fake_gpu_reset()) the HIQ is gone and the next soft_hws_load()
+ * starts on the new one.
+ */
 static void soft_hws_reset(struct soft_hws *hws)
 {
 	spin_lock(&hws->lock);
@@ -432,9 +555,80 @@ static void soft_hws_reset(struct soft_hws *hws)
 	hws->unmapped = false;
 	hws->stalled = false;
 	hws->hung = false;
-	hws->rd = READ_ONCE(*hws->wptr64);
-	WRITE_ONCE(*hws->rptr, hws->rd % hws->ring_dw);
+	hws->inject = SOFT_HWS_INJECT_NONE;
+	hws->resets++;
+	if (hws->wptr64) {
+		hws->rd = READ_ONCE(*hws->wptr64);
+		WRITE_ONCE(*hws->rptr, hws->rd % hws->ring_dw);
+	}
 	spin_unlock(&hws->lock);
+}
+
+/* the preemption time of the UNMAP_QUEUES packets from now on */
+static void soft_hws_set_preempt(struct soft_hws *hws, unsigned int preempt_us)
+{
+	spin_lock(&hws->lock);
+	hws->preempt_us = preempt_us;
+	spin_unlock(&hws->lock);
+}
+
+/* inject @inject into the next UNMAP_QUEUES */
+static void soft_hws_inject(struct soft_hws *hws, enum soft_hws_inject inject,
+			    u32 hung_doorbell, u64 hung_pq_addr)
+{
+	spin_lock(&hws->lock);
+	hws->inject = inject;
+	hws->hung_doorbell = hung_doorbell;
+	hws->hung_pq_addr = hung_pq_addr;
+	spin_unlock(&hws->lock);
+}
+
+/* no UNMAP_QUEUES has taken the injection yet */
+static bool soft_hws_pending(struct soft_hws *hws)
+{
+	bool pending;
+
+	spin_lock(&hws->lock);
+	pending = hws->inject != SOFT_HWS_INJECT_NONE;
+	spin_unlock(&hws->lock);
+	return pending;
+}
+
+/*
+ * Take an injection back if no UNMAP_QUEUES has taken it yet; true if
+ * it was taken back
+ */
+static bool soft_hws_withdraw(struct soft_hws *hws)
+{
+	bool pending;
+
+	spin_lock(&hws->lock);
+	pending = hws->inject != SOFT_HWS_INJECT_NONE;
+	hws->inject = SOFT_HWS_INJECT_NONE;
+	spin_unlock(&hws->lock);
+	return pending;
+}
+
+/* the HWS is stuck on an UNMAP_QUEUES (a hang) or held in a GPU reset */
+static bool soft_hws_stalled(struct soft_hws *hws)
+{
+	bool stalled;
+
+	spin_lock(&hws->lock);
+	stalled = hws->stalled;
+	spin_unlock(&hws->lock);
+	return stalled;
+}
+
+/* a queue that failed its preemption is still on its HQD */
+static bool soft_hws_queue_hung(struct soft_hws *hws)
+{
+	bool hung;
+
+	spin_lock(&hws->lock);
+	hung = hws->hung;
+	spin_unlock(&hws->lock);
+	return hung;
 }
 
 static void soft_hws_set(struct soft_hws *hws, unsigned int preempt_us,

@@ -18,6 +18,12 @@
  * MQD as the MEC does, found through hqd_get_pq_addr/hqd_reset), and it
  * counts what it did.
  *
+ * It runs the HIQ from the KIQ's load of its MQD (kfd2kgd->hiq_mqd_load,
+ * from pm_init() in the dqm's start) to the HIQ's destruction (pm_uninit()
+ * in the dqm's stop) or a GPU reset, as the MEC does, so the driver's own
+ * stop/start, suspend/resume and pre/post-reset paths re-create the HIQ
+ * under it and it follows.
+ *
  * Parsing the ring rather than installing a recording packet-manager
  * table keeps the whole packet manager (pm_send_*, pm_create_runlist_ib,
  * the kernel queue's ring, wptr and rptr handling) in the tested path.
@@ -25,6 +31,7 @@
 #ifndef KFD_SOFT_HWS_H_INCLUDED
 #define KFD_SOFT_HWS_H_INCLUDED
 
+#include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -51,8 +58,13 @@ enum soft_hws_inject {
 struct soft_hws {
 	struct kfd_fake_node *fake;
 	struct task_struct *thread;
+	bool stop;			/* the thread is to end */
+	struct completion exited;	/* and it has */
 
-	/* the HIQ ring, its write pointer (the driver's) and read pointer */
+	/*
+	 * the HIQ ring, its write pointer (the driver's) and read pointer;
+	 * set while the HIQ is loaded (soft_hws_load() to soft_hws_stop())
+	 */
 	u32 *ring;
 	u32 ring_dw;
 	u64 *wptr64;
@@ -75,11 +87,14 @@ struct soft_hws {
 	bool hung;		/* hung_pq_addr is still on the HQD */
 
 	/* what it executed */
+	unsigned int loads;	/* HIQ loads: dqm starts */
+	unsigned int resets;	/* GPU resets */
 	unsigned int set_resources;
 	unsigned int runlists;
 	unsigned int unmaps;
 	unsigned int fences;
 	unsigned int queue_resets;
+	unsigned int fail_preempts;	/* injected failed preemptions taken */
 	unsigned int bad_packets;
 	unsigned int max_mapped;
 	unsigned int max_processes;
