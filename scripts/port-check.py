@@ -368,6 +368,26 @@ def function_bodies(lines, sc):
     return bodies
 
 
+def function_signature(code, idx, name):
+    """The parameter list of function @name, whose body has the lines @idx:
+    from the line that names it (at or before idx[0]) to the line with the
+    body's opening brace, over as many lines as it takes."""
+    if not idx:
+        return ""
+    name = name[:-2] if name.endswith("()") else name
+    start = None
+    for k in range(idx[0], max(-1, idx[0] - 40), -1):
+        if re.search(r"\b%s\s*\(" % re.escape(name), code[k]):
+            start = k
+            break
+    if start is None:
+        return ""
+    end = start
+    while end < len(code) - 1 and end - start < 40 and "{" not in code[end]:
+        end += 1
+    return " ".join(code[start:end + 1])
+
+
 def releasers(code, bodies, known=None):
     """Functions of this file that release a lock they do not take: directly,
     or by calling such a function (of this file, or of known)."""
@@ -439,8 +459,10 @@ def check_merged(path, ours, base, theirs, merged, local, emit, ours_map):
         f = sc_o[i]
         idx = bodies_m.get(f[1], [])
         declared_now = {n for k in idx for n in declared_names(code_m[k])}
+        params = function_signature(code_m, idx, f[1])
         for name in names:
-            if name in declared_now:
+            # a local that the patch makes a parameter is still declared
+            if name in declared_now or re.search(r"\b%s\b" % re.escape(name), params):
                 continue
             uses = [k for k in idx if re.search(r"(?<![\w.>])%s\b" % re.escape(name), code_m[k])]
             if uses:
