@@ -2,6 +2,7 @@
 // backend (the tenant-control ioctl, kfd_backend.h) and a fake for tests.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -30,6 +31,10 @@ struct CallResult {
 	std::string message;
 	bool has_wait = false;
 	uint64_t wait_ns = 0;
+	// The log key wait_ns goes under: the kernel's fence wait (kfd), or the
+	// time until every thread of the tenants was seen stopped (drain).
+	const char* wait_key = "kernel_wait_us";
+	std::string note; // logged when not empty, also on success
 	bool ok() const { return err == 0; }
 };
 
@@ -42,6 +47,15 @@ public:
 	virtual CallResult suspend(const std::vector<pid_t>& pids, const GpuSel& gpus) = 0;
 	virtual CallResult resume(const std::vector<pid_t>& pids, const GpuSel& gpus) = 0;
 	virtual CallResult set_class(const std::vector<pid_t>& pids, TenantClass c) = 0;
+	// What the system says about a tenant before the scheduler decides
+	// anything (a restarted daemon): true when it is suspended now (the drain
+	// backend: stopped by a signal), false when not, nullopt when the backend
+	// cannot tell.
+	virtual std::optional<bool> observed_suspended(pid_t) { return std::nullopt; }
+	// The scheduler forgets a tenant (its process is gone): anything the
+	// backend still holds for it (the drain backend: its stopped process
+	// group) is released.
+	virtual void forget(pid_t) {}
 };
 
 // "ESRCH (No such process)" style text for logs.

@@ -3,6 +3,7 @@
 // JSON lines; errors that stop it go to stderr with exit status 1, usage
 // errors with 2.
 #include "daemon.h"
+#include "drain_backend.h"
 #include "fake_backend.h"
 #include "kfd_backend.h"
 
@@ -13,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 using namespace kfdmp::sched;
 
@@ -28,7 +30,11 @@ const char* usage =
 	"  --max-suspend-ms X    and is never suspended longer than this (default 200)\n"
 	"  --resume-hold-ms X    critical work must be idle this long before a resume (default 2)\n"
 	"  --set-class           tell the kernel each tenant's class at start\n"
-	"  --backend kfd|fake    kfd: the tenant-control ioctl (default); fake: in memory, for tests\n"
+	"  --backend kfd|drain|fake  kfd: the tenant-control ioctl (default); drain: SIGSTOP/SIGCONT of\n"
+	"                        the tenant's process group, no driver change (stock amdgpu, NVIDIA), with a\n"
+	"                        watchdog that resumes everything if the daemon dies; fake: in memory, for tests\n"
+	"  --stop-scope group|process  drain: stop the tenant's process group (default) or the process alone\n"
+	"  --stop-wait-ms X      drain: watch at most this long for every thread to stop (default 20)\n"
 	"  --device PATH         the KFD device (default /dev/kfd)\n"
 	"  --log FILE            JSON lines to FILE instead of stdout\n";
 
@@ -72,6 +78,7 @@ int main(int argc, char** argv)
 	unsigned socket_mode = 0600;
 	bool set_class = false;
 	Params params;
+	DrainBackend::Options drain_opts;
 	try {
 		for (int i = 1; i < argc; i++) {
 			std::string a = argv[i];
@@ -117,8 +124,15 @@ int main(int argc, char** argv)
 				set_class = true;
 			} else if (a == "--backend") {
 				backend_name = value();
-				if (backend_name != "kfd" && backend_name != "fake")
-					throw UsageError("--backend: '" + backend_name + "' is neither kfd nor fake");
+				if (backend_name != "kfd" && backend_name != "fake" && backend_name != "drain")
+					throw UsageError("--backend: '" + backend_name + "' is none of kfd, drain, fake");
+			} else if (a == "--stop-scope") {
+				std::string v = value();
+				if (v != "group" && v != "process")
+					throw UsageError("--stop-scope: '" + v + "' is neither group nor process");
+				drain_opts.group_scope = v == "group";
+			} else if (a == "--stop-wait-ms") {
+				drain_opts.stop_wait_max = parse_ms(a, value());
 			} else if (a == "--device") {
 				device = value();
 			} else if (a == "--log") {
@@ -135,6 +149,8 @@ int main(int argc, char** argv)
 			for (pid_t c : critical)
 				if (p == c)
 					throw UsageError("pid " + std::to_string(p) + " is both critical and best-effort");
+		if (backend_name == "drain" && !params.gpus.all)
+			throw UsageError("--gpu: the drain backend stops whole processes; only --gpu all");
 		std::string bad = check_params(params);
 		if (!bad.empty())
 			throw UsageError(bad);
@@ -162,6 +178,11 @@ int main(int argc, char** argv)
 			f->add_process(p);
 		fake = f.get();
 		backend = std::move(f);
+	} else if (backend_name == "drain") {
+		drain_opts.log_fd = fileno(out);
+		auto d = std::make_unique<DrainBackend>(drain_opts);
+		d->set_protected(std::set<pid_t>(critical.begin(), critical.end()));
+		backend = std::move(d);
 	} else {
 		backend = std::make_unique<KfdBackend>(device);
 	}
@@ -181,12 +202,14 @@ int main(int argc, char** argv)
 	}
 
 	Scheduler sched(params, *backend, clock, log);
-	for (pid_t p : best_effort)
-		sched.add_best_effort(p);
-	log.write(JsonLine()
-			  .integer("t_ns", to_ns(clock.now()))
-			  .str("event", "start")
-			  .str("backend", backend->name())
+	JsonLine start_line;
+	start_line.integer("t_ns", to_ns(clock.now()))
+		.str("event", "start")
+		.integer("pid", getpid())
+		.str("backend", backend->name());
+	if (auto* d = dynamic_cast<DrainBackend*>(backend.get()))
+		start_line.integer("watchdog_pid", d->watchdog_pid()).str("stop_scope", drain_opts.group_scope ? "group" : "process");
+	log.write(start_line
 			  .pids("best_effort", best_effort)
 			  .pids("critical", critical)
 			  .str("gpus", params.gpus.str())
@@ -195,6 +218,10 @@ int main(int argc, char** argv)
 			  .num("resume_hold_ms", double(params.resume_hold.count()) / 1e6)
 			  .str("socket", socket_path)
 			  .done());
+	for (pid_t p : best_effort)
+		sched.add_best_effort(p);
+	for (pid_t p : critical)
+		sched.add_critical(p);
 	if (set_class) {
 		for (auto [pids, cls] : {std::make_pair(best_effort, TenantClass::BestEffort),
 					 std::make_pair(critical, TenantClass::LatencyCritical)}) {

@@ -52,8 +52,48 @@ Scheduler::Scheduler(Params p, Backend& backend, const Clock& clock, DecisionLog
 
 void Scheduler::add_best_effort(pid_t pid)
 {
+	if (tenants_.count(pid))
+		return;
 	// Eligible for suspension at once: the window protects progress after a resume.
 	tenants_[pid] = Tenant{false, clock_.now() - p_.min_run};
+	// The real state first (a restarted daemon, or a tenant stopped by one
+	// that died): a tenant found suspended is taken over as suspended by this
+	// scheduler (the backend records it as its own) and resumed by its rules.
+	std::optional<bool> found = backend_.observed_suspended(pid);
+	if (found && *found) {
+		log_.write(JsonLine()
+				   .integer("t_ns", to_ns(clock_.now()))
+				   .str("event", "found_suspended")
+				   .pids("pids", {pid})
+				   .str("state", "taken over: resumed by this scheduler's rules")
+				   .done());
+		apply(true, {pid}, "found_suspended", clock_.now());
+	}
+}
+
+bool Scheduler::has_best_effort(pid_t pid) const { return tenants_.count(pid) != 0; }
+
+std::vector<pid_t> Scheduler::best_effort_pids() const
+{
+	std::vector<pid_t> v;
+	for (const auto& t : tenants_)
+		v.push_back(t.first);
+	return v;
+}
+
+void Scheduler::remove_best_effort(pid_t pid, const char* how)
+{
+	auto t = tenants_.find(pid);
+	if (t == tenants_.end())
+		return;
+	if (t->second.suspended)
+		apply(false, {pid}, "deselected", clock_.now());
+	gone(pid, how);
+}
+
+void Scheduler::add_critical(pid_t pid)
+{
+	critical_.emplace(pid, Critical{});
 }
 
 bool Scheduler::critical_pending() const
@@ -155,6 +195,7 @@ void Scheduler::gone(pid_t pid, const char* how)
 			   .str("was", t->second.suspended ? "suspended" : "running")
 			   .done());
 	tenants_.erase(t);
+	backend_.forget(pid);
 }
 
 void Scheduler::reap(const std::function<bool(pid_t)>& alive)
@@ -216,7 +257,9 @@ void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason,
 			.num("latency_us", to_us(end - std::min(trigger, start)))
 			.num("call_us", to_us(end - start));
 		if (r.has_wait)
-			line.num("kernel_wait_us", double(r.wait_ns) / 1e3);
+			line.num(r.wait_key, double(r.wait_ns) / 1e3);
+		if (!r.note.empty())
+			line.str("note", r.note);
 		if (!r.ok())
 			line.str("error", r.message.empty() ? errno_text(r.err) : r.message);
 		if (refused)
@@ -234,7 +277,8 @@ void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason,
 			return;
 		}
 		if (!refused) {
-			if (r.err == EPERM || r.err == EACCES || r.err == ENOTSUP)
+			// EPIPE: the drain backend's watchdog is gone, so nothing may be stopped.
+			if (r.err == EPERM || r.err == EACCES || r.err == ENOTSUP || r.err == EPIPE)
 				fatal_ = std::string(op) + ": " + (r.message.empty() ? errno_text(r.err) : r.message);
 			return;
 		}

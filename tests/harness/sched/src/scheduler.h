@@ -36,7 +36,16 @@ class Scheduler {
 public:
 	Scheduler(Params p, Backend& backend, const Clock& clock, DecisionLog& log);
 
+	// A new best-effort tenant (again: a no-op). Asks the backend for its
+	// real state first: one found suspended is taken over as suspended.
 	void add_best_effort(pid_t pid);
+	bool has_best_effort(pid_t pid) const;
+	std::vector<pid_t> best_effort_pids() const;
+	// A tenant no longer selected (or gone): forgotten, and whatever the
+	// backend still holds for it released (not resumed through the kernel).
+	void remove_best_effort(pid_t pid, const char* how);
+	// A critical tenant known before its first report (idle until then).
+	void add_critical(pid_t pid);
 	// A critical tenant reports that it has work pending (busy) or none;
 	// at: when the report arrived (the latency's start).
 	void critical_report(pid_t pid, bool busy, TimePoint at);
