@@ -1,0 +1,242 @@
+#!/bin/bash
+# The reference PyTorch workloads (tests/harness/python/kfdmp_reference.py)
+# through `kfdmp --exec` on the lent NVIDIA H100 (issue 24, deliverable 6):
+# N = 1/2/4/8, time-sliced and under MPS, 3 repeats, the host-side arms
+# (--cpu-threads 1, --cpu-threads auto, --pin numa, --idle-procs 2) and the
+# helper's standalone loop at N = 1 for the exec-vs-standalone agreement.
+#
+#   tests/harness/results/h100/2026-11-27-exec-reference/run.sh PART [PRESET...]
+#
+# Run from the repository root on the device machine (the run tool's
+# working directory); everything is written under $OUT (default ./out-exec-ref).
+# Every PART ends with summarize.py over all of $OUT, so the last part's
+# summary covers the parts before it when they ran on the same machine and
+# $OUT was copied back after each (the summary reads what is there).
+#
+# PART (each well under 9 minutes of wall time; estimates for this H100 at
+# the defaults below, about 12 s per kfdmp run of 2 s warm-up + 4 s window
+# + worker start-up, which is importing torch/transformers, building the
+# model and the first forward; runs stop being started once the part's
+# budget, BUDGET_S = 510 s, would be passed, and say so):
+#   build       configure and build the harness (cmake -DKFDMP_GPU=cuda;
+#               kfdmp, kfdmp-exec-worker, kfdmp-worker) in build/exec-ref,
+#               then a smoke test: every preset standalone for 1+1 s with
+#               the installed libraries and with --impl torch, and
+#               gpt2-b8-s128 with --graph (about 3 min build + 2 min smoke)
+#   ts          time-sliced: gpt2-b8-s128 and resnet50-b32, N=1,2,4,8 x 3
+#               repeats (24 runs, about 5 min)
+#   mps         the same under MPS (nvidia-cuda-mps-control -d; about 5 min)
+#   field       mi300x-8.7ms (the preset sized for the field's 115 QPS on an
+#               MI300X), time-sliced and under MPS, N=1,2,4,8 x 3 (24 runs,
+#               about 6 min) and the numbers that check its sizing
+#   arms        gpt2-b8-s128 time-sliced, N=1,2,4,8, one repeat each of
+#               --cpu-threads 1, --cpu-threads auto, --pin numa,
+#               --idle-procs 2 (16 runs, about 4 min)
+#   agree       exec N=1 and the standalone loop alternated, 3 rounds of
+#               each of the three presets (18 runs, about 4 min)
+#   summary     only the summary of what is under $OUT
+# Total about 29 min of device time for build, ts, mps, field, arms, agree.
+# PRESET... replaces a part's presets (ts, mps, arms, agree).
+#
+# Environment: OUT, BUILD (default build/exec-ref), DURATION (4), WARMUP (2),
+# REPEATS (3), PROCS (1,2,4,8), BUDGET_S (510), PYTHON (python3).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../../../.." && pwd)
+part=${1:-}
+shift || true
+OUT=${OUT:-$PWD/out-exec-ref}
+BUILD=${BUILD:-$root/build/exec-ref}
+DURATION=${DURATION:-4}
+WARMUP=${WARMUP:-2}
+REPEATS=${REPEATS:-3}
+PROCS=${PROCS:-1,2,4,8}
+BUDGET_S=${BUDGET_S:-510}
+PYTHON=${PYTHON:-python3}
+PYDIR=$root/tests/harness/python
+REF=$PYDIR/kfdmp_reference.py
+KFDMP=$BUILD/kfdmp
+START=$SECONDS
+# seconds per kfdmp run beyond the window: worker start-up and teardown
+RUN_OVERHEAD_S=${RUN_OVERHEAD_S:-7}
+
+case "$part" in
+build | ts | mps | field | arms | agree | summary) ;;
+*)
+	echo "usage: $0 build|ts|mps|field|arms|agree|summary [PRESET...]" >&2
+	exit 64
+	;;
+esac
+mkdir -p "$OUT/$part"
+log=$OUT/$part/run.log
+exec > >(tee -a "$log") 2>&1
+echo "== $part: $(date -u +%FT%TZ) git $(git -C "$root" rev-parse --short HEAD 2>/dev/null) OUT=$OUT"
+
+elapsed() { echo $((SECONDS - START)); }
+# fits SECONDS_NEEDED: whether the part's budget has room for it
+fits() {
+	local need=$1
+	if [ $(($(elapsed) + need)) -gt "$BUDGET_S" ]; then
+		echo "SKIPPED (out of this part's time: $(elapsed) s used, $need s needed, budget $BUDGET_S s): $2" |
+			tee -a "$OUT/$part/skipped.txt"
+		return 1
+	fi
+}
+nprocs_list() { echo "$PROCS" | tr ',' ' ' | wc -w; }
+has_exec() { [ -x "$KFDMP" ] && "$KFDMP" --help 2>&1 | grep -q -- '--exec'; }
+
+mps_start() {
+	export CUDA_MPS_PIPE_DIRECTORY=/tmp/kfdmp-exec-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/kfdmp-exec-mps-log
+	mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+	nvidia-cuda-mps-control -d && echo "MPS control daemon started"
+}
+mps_stop() {
+	if [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ]; then
+		echo quit | nvidia-cuda-mps-control || true
+		sleep 1
+		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+		echo "MPS control daemon stopped"
+	fi
+}
+trap mps_stop EXIT
+
+# exec_sweep DIR PRESET REPEATS PROCS [kfdmp options...]
+exec_sweep() {
+	local dir=$1 preset=$2 reps=$3 procs=$4
+	shift 4
+	local n
+	n=$(echo "$procs" | tr ',' ' ' | wc -w)
+	local need=$((reps * n * (WARMUP + DURATION + RUN_OVERHEAD_S)))
+	fits "$need" "kfdmp --exec $preset $* -> $dir" || return 0
+	if ! has_exec; then
+		echo "SKIPPED: $KFDMP has no --exec (the launcher side of issue 24 is not in this tree yet): $dir" |
+			tee -a "$OUT/$part/skipped.txt"
+		return 0
+	fi
+	mkdir -p "$dir"
+	local cmd="$PYTHON $REF --preset $preset"
+	echo "-- $(elapsed) s: kfdmp --exec '$cmd' --procs $procs --repeat $reps $* -> $dir"
+	printf '%s\n' "$KFDMP --exec '$cmd' --procs $procs --repeat $reps --duration $DURATION --warmup $WARMUP --init-timeout 180 $* --out $dir" >"$dir/command.txt"
+	"$KFDMP" --exec "$cmd" --procs "$procs" --repeat "$reps" --duration "$DURATION" --warmup "$WARMUP" \
+		--init-timeout 180 "$@" --out "$dir" >"$dir/stdout.txt" 2>"$dir/stderr.txt"
+	local rc=$?
+	echo "$rc" >"$dir/exit-status"
+	tail -n 25 "$dir/stdout.txt"
+	[ "$rc" = 0 ] || { echo "kfdmp exit $rc; stderr:"; tail -n 20 "$dir/stderr.txt"; }
+}
+
+# standalone FILE PRESET [reference/helper options...]
+standalone() {
+	local json=$1 preset=$2
+	shift 2
+	fits $((WARMUP + DURATION + RUN_OVERHEAD_S)) "standalone $preset $* -> $json" || return 0
+	mkdir -p "$(dirname "$json")"
+	echo "-- $(elapsed) s: standalone $preset $*"
+	PYTHONPATH=$PYDIR "$PYTHON" -m kfdmp_worker --standalone --duration "$DURATION" --warmup "$WARMUP" \
+		--json "$json" -- "$REF" --preset "$preset" "$@" >"${json%.json}.out" 2>"${json%.json}.err"
+	local rc=$?
+	cat "${json%.json}.out"
+	[ "$rc" = 0 ] || { echo "standalone exit $rc:"; tail -n 20 "${json%.json}.err"; }
+}
+
+environment() {
+	{
+		date -u +%FT%TZ
+		git -C "$root" log -1 --format='%H %s' 2>/dev/null
+		nvidia-smi 2>&1 | head -20
+		nvidia-smi -q 2>/dev/null | grep -iE 'product name|driver version|cuda version|mig mode' -A1 | head -20
+		nproc
+		lscpu 2>/dev/null | grep -iE 'model name|numa|socket'
+		"$PYTHON" - <<'EOF'
+import sys
+print("python", sys.version.split()[0])
+try:
+    import torch
+    print("torch", torch.__version__, "cuda", torch.version.cuda, "hip", getattr(torch.version, "hip", None),
+          "gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+          "threads", torch.get_num_threads())
+except Exception as e:
+    print("torch: not importable:", e)
+for m in ("transformers", "torchvision"):
+    try:
+        print(m, __import__(m).__version__)
+    except Exception as e:
+        print(m, "not importable:", e)
+EOF
+	} >"$OUT/environment.txt" 2>&1
+}
+
+summary() {
+	"$PYTHON" "$here/summarize.py" "$OUT" | tee "$OUT/summary.txt"
+}
+
+case "$part" in
+build)
+	environment
+	cat "$OUT/environment.txt"
+	echo "-- $(elapsed) s: cmake -DKFDMP_GPU=cuda in $BUILD"
+	cmake -S "$root/tests/harness" -B "$BUILD" -DKFDMP_GPU=cuda -DCMAKE_BUILD_TYPE=Release \
+		>"$OUT/build/cmake.log" 2>&1 || { tail -n 30 "$OUT/build/cmake.log"; exit 1; }
+	targets="kfdmp kfdmp-worker"
+	grep -q 'kfdmp-exec-worker' "$root/tests/harness/CMakeLists.txt" && targets="$targets kfdmp-exec-worker"
+	# shellcheck disable=SC2086
+	cmake --build "$BUILD" -j "$(nproc)" --target $targets >"$OUT/build/build.log" 2>&1 ||
+		{ tail -n 40 "$OUT/build/build.log"; exit 1; }
+	echo "-- $(elapsed) s: built $targets"
+	has_exec && echo "kfdmp has --exec" || echo "NOTE: kfdmp has no --exec in this tree: only the standalone parts will measure"
+	# smoke: every preset for a second, both implementations, and the graph
+	DURATION=1 WARMUP=1
+	for p in gpt2-b8-s128 resnet50-b32 mi300x-8.7ms; do
+		standalone "$OUT/build/smoke/$p-auto.json" "$p"
+		standalone "$OUT/build/smoke/$p-torch.json" "$p" --impl torch
+	done
+	PYTHONPATH=$PYDIR "$PYTHON" -m kfdmp_worker --standalone --duration 1 --warmup 1 --graph \
+		--json "$OUT/build/smoke/gpt2-b8-s128-graph.json" -- "$REF" --preset gpt2-b8-s128 \
+		>"$OUT/build/smoke/graph.out" 2>"$OUT/build/smoke/graph.err"
+	echo "graph (transformers): exit $? $(cat "$OUT/build/smoke/graph.out")"
+	PYTHONPATH=$PYDIR "$PYTHON" -m kfdmp_worker --standalone --duration 1 --warmup 1 --graph \
+		--json "$OUT/build/smoke/gpt2-b8-s128-torch-graph.json" -- "$REF" --preset gpt2-b8-s128 --impl torch \
+		>"$OUT/build/smoke/graph-torch.out" 2>"$OUT/build/smoke/graph-torch.err"
+	echo "graph (pure torch): exit $? $(cat "$OUT/build/smoke/graph-torch.out")"
+	if has_exec; then
+		exec_sweep "$OUT/build/smoke/exec" gpt2-b8-s128 1 1,2
+	fi
+	;;
+ts | mps)
+	presets=${*:-gpt2-b8-s128 resnet50-b32}
+	[ "$part" = mps ] && { mps_start || { echo "MPS did not start"; exit 1; }; }
+	mode=$([ "$part" = mps ] && echo mps || echo timesliced)
+	for p in $presets; do
+		exec_sweep "$OUT/$part/$mode/$p" "$p" "$REPEATS" "$PROCS"
+	done
+	;;
+field)
+	p=mi300x-8.7ms
+	"$PYTHON" "$REF" --list-presets >"$OUT/field/presets.txt"
+	"$PYTHON" "$REF" --flops --preset $p >"$OUT/field/flops.txt"
+	exec_sweep "$OUT/field/timesliced/$p" "$p" "$REPEATS" "$PROCS"
+	mps_start || { echo "MPS did not start"; exit 1; }
+	exec_sweep "$OUT/field/mps/$p" "$p" "$REPEATS" "$PROCS"
+	;;
+arms)
+	presets=${*:-gpt2-b8-s128}
+	for p in $presets; do
+		exec_sweep "$OUT/arms/cpu-threads-1/$p" "$p" 1 "$PROCS" --cpu-threads 1
+		exec_sweep "$OUT/arms/cpu-threads-auto/$p" "$p" 1 "$PROCS" --cpu-threads auto
+		exec_sweep "$OUT/arms/pin-numa/$p" "$p" 1 "$PROCS" --pin numa
+		exec_sweep "$OUT/arms/idle-procs-2/$p" "$p" 1 "$PROCS" --idle-procs 2
+	done
+	;;
+agree)
+	presets=${*:-gpt2-b8-s128 resnet50-b32 mi300x-8.7ms}
+	for r in 1 2 3; do
+		for p in $presets; do
+			exec_sweep "$OUT/agree/exec/$p/r$r" "$p" 1 1
+			standalone "$OUT/agree/standalone/$p/r$r.json" "$p"
+		done
+	done
+	;;
+summary) ;;
+esac
+echo "== $part done in $(elapsed) s"
+summary

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Summary of run.sh's results under OUT: per kfdmp sweep the median
+aggregate QPS per N over the repeats and its ratio to N = 1; the
+exec-vs-standalone agreement at N = 1; the check of the mi300x-8.7ms
+preset's sizing from the measured H100 time.
+
+    summarize.py OUT
+"""
+import glob
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
+H100_PEAK = 989.4e12     # dense fp16, H100 SXM
+MI300X_PEAK = 1307.4e12  # dense fp16, MI300X
+TARGET_MS = 8.7
+
+
+def median(v):
+    v = sorted(v)
+    if not v:
+        return None
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2.0
+
+
+def fmt(x, f="%.1f"):
+    return "-" if x is None else f % x
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print("  %s: unreadable (%s)" % (path, e))
+        return None
+
+
+def find_key(obj, names, acc):
+    """Values of keys in `names` anywhere under obj."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in names and isinstance(v, (int, float)) and not isinstance(v, bool):
+                acc.append(float(v))
+            else:
+                find_key(v, names, acc)
+    elif isinstance(obj, list):
+        for v in obj:
+            find_key(v, names, acc)
+    return acc
+
+
+def sweep_qps(doc):
+    """{procs: [qps of ok runs]}, [(procs, repeat, status, reason) not ok]."""
+    by, bad = {}, []
+    for r in doc.get("runs", []):
+        if r.get("status") == "ok":
+            by.setdefault(r["procs"], []).append(r.get("aggregate_qps", 0.0))
+        else:
+            bad.append((r.get("procs"), r.get("repeat"), r.get("status"), r.get("reason")))
+    return by, bad
+
+
+def main(out):
+    print("kfdmp --exec reference workloads: %s" % out)
+    env = os.path.join(out, "environment.txt")
+    if os.path.exists(env):
+        with open(env) as f:
+            head = [l.rstrip() for l in f if l.startswith(("torch", "transformers", "torchvision", "python"))]
+        for l in head:
+            print("  " + l)
+    n1 = {}  # label -> median N=1 qps
+    results = sorted(glob.glob(os.path.join(out, "**", "results.json"), recursive=True))
+    if results:
+        print("\nsweeps (median aggregate QPS over repeats; ratio to N = 1; runs ok/all)")
+    for path in results:
+        label = os.path.relpath(os.path.dirname(path), out)
+        doc = load(path)
+        if doc is None:
+            continue
+        by, bad = sweep_qps(doc)
+        base = median(by.get(1, []))
+        n1[label] = base
+        cells = []
+        for n in sorted(set(list(by) + [b[0] for b in bad if b[0] is not None])):
+            q = median(by.get(n, []))
+            ratio = q / base if q and base else None
+            total = len(by.get(n, [])) + sum(1 for b in bad if b[0] == n)
+            cells.append("N=%d %s (%sx, %d/%d)" % (n, fmt(q), fmt(ratio, "%.2f"), len(by.get(n, [])), total))
+        print("  %-48s %s" % (label, "  ".join(cells)))
+        gpu = find_key(doc.get("runs", []), ("gpu_ns", "gpu_ns_p50", "median_gpu_ns"), [])
+        if gpu:
+            print("  %-48s gpu_ns median %.3f ms over %d values" % ("", median(gpu) / 1e6, len(gpu)))
+        for b in bad[:4]:
+            print("  %-48s N=%s r%s %s: %s" % ("", b[0], b[1], b[2], b[3]))
+    # agreement: exec N=1 against the standalone loop, same preset, alternated
+    sa_files = sorted(glob.glob(os.path.join(out, "agree", "standalone", "*", "r*.json")))
+    if sa_files or glob.glob(os.path.join(out, "agree", "exec", "*")):
+        print("\nexec N = 1 against the standalone loop (medians over rounds; within 3%?)")
+        presets = sorted(set(os.path.basename(os.path.dirname(p)) for p in sa_files) |
+                         set(os.path.basename(p) for p in glob.glob(os.path.join(out, "agree", "exec", "*"))))
+        for p in presets:
+            ex = []
+            for path in glob.glob(os.path.join(out, "agree", "exec", p, "r*", "results.json")):
+                doc = load(path)
+                if doc:
+                    ex += sweep_qps(doc)[0].get(1, [])
+            sa, sa_p50, sa_gpu = [], [], []
+            for path in glob.glob(os.path.join(out, "agree", "standalone", p, "r*.json")):
+                doc = load(path)
+                if doc:
+                    sa.append(doc["qps"])
+                    sa_p50.append(doc["p50_ms"])
+                    if doc.get("gpu_p50_ms") is not None:
+                        sa_gpu.append(doc["gpu_p50_ms"])
+            me, ms = median(ex), median(sa)
+            diff = (me / ms - 1) * 100 if me and ms else None
+            verdict = "-" if diff is None else ("within 3%" if abs(diff) <= 3 else "OUTSIDE 3%")
+            print("  %-14s exec %s qps (%d runs)  standalone %s qps (%d runs)  diff %s%%  %s"
+                  % (p, fmt(me, "%.2f"), len(ex), fmt(ms, "%.2f"), len(sa), fmt(diff, "%+.2f"), verdict))
+            if sa_p50:
+                print("  %-14s standalone p50 %.3f ms, GPU span p50 %s ms (host share of the query: %s)"
+                      % ("", median(sa_p50), fmt(median(sa_gpu), "%.3f"),
+                         fmt((1 - median(sa_gpu) / median(sa_p50)) * 100 if sa_gpu else None, "%.0f%%")))
+    # the field preset's sizing, from its measured N=1 time on this GPU
+    try:
+        import kfdmp_reference as ref
+    except ImportError as e:
+        print("\n(kfdmp_reference not importable: %s)" % e)
+        return 0
+    print("\nsizing check (efficiency = FLOPs / (time x H100 dense fp16 peak %.1f TFLOP/s); the same\n"
+          "efficiency assumed on the MI300X's %.1f TFLOP/s)" % (H100_PEAK / 1e12, MI300X_PEAK / 1e12))
+    for preset in ("mi300x-8.7ms", "gpt2-b8-s128"):
+        p = ref.PRESETS[preset]
+        flops = ref.gpt2_flops(p["batch"], p["seq"])
+        qs = [q for label, q in n1.items() if q and label.split(os.sep)[-1] == preset
+              and "/mps/" not in "/" + label + "/" and "arms" not in label and "smoke" not in label]
+        sa = []
+        for path in glob.glob(os.path.join(out, "agree", "standalone", preset, "r*.json")):
+            doc = load(path)
+            if doc:
+                sa.append(doc["qps"])
+        q = median(qs) or median(sa)
+        if not q:
+            print("  %-14s no N = 1 measurement yet" % preset)
+            continue
+        t = 1.0 / q
+        eff = flops / (t * H100_PEAK)
+        mi_ms = flops / (MI300X_PEAK * eff) * 1e3
+        batch, _, pred = ref.size_for(TARGET_MS, min(eff, 1.0), MI300X_PEAK / 1e12, p["seq"])
+        print("  %-14s %.4g FLOP/query, H100 %.2f ms/query (%.1f QPS) -> efficiency %.3f; MI300X at the "
+              "same efficiency: %.2f ms (%.0f QPS); batch for %.1f ms at seq %d: %d"
+              % (preset, flops, t * 1e3, q, eff, mi_ms, 1000.0 / mi_ms, TARGET_MS, p["seq"], batch))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: summarize.py OUT\n")
+        sys.exit(64)
+    sys.exit(main(sys.argv[1]))
