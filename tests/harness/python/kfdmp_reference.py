@@ -377,12 +377,12 @@ def main(argv):
         return 0
     if args.flops:
         if args.model == "gpt2":
-            print("%.6g" % gpt2_flops(args.batch, args.seq))
+            print("%d" % gpt2_flops(args.batch, args.seq))
             return 0
         import torch
         args.device, args.dtype = "cpu", "fp32"
         model, inp, _ = build(args, torch)
-        print("%.6g" % (conv_flops(model, inp[:1], torch) * args.batch))
+        print("%d" % (conv_flops(model, inp[:1], torch) * args.batch))
         return 0
     import kfdmp_worker
     ref = Reference(args)
