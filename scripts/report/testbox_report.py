@@ -821,6 +821,8 @@ def main(argv):
         f.write(markdown(doc, plots))
     print(f"testbox_report: {out}/summary.md, {out}/testbox.json")
     print(f"testbox_report: {msg}")
+    if doc.get("verdict"):
+        print(f"testbox_report: verdict: {verdict.headline(doc['verdict'])} ({out}/summary.md, \"Verdict\")")
     if errs:
         for e in errs:
             print(f"testbox_report: schema: {e}", file=sys.stderr)

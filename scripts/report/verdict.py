@@ -1117,6 +1117,46 @@ def lat(t):
     return s if t.get("p99_ratio") is not None else "latency not in the results"
 
 
+def headline(v):
+    """One line: what the verdict names (for the runner's terminal)."""
+    if not v or not v.get("available"):
+        return "no verdict: %s" % ((v or {}).get("reason") or "no document")
+    if not v["causes"]:
+        return "no cause found: %s" % v["no_cause"]["why"]
+    c = v["causes"][0]
+    return "%d cause(s) named; first: %s (arm %s, %s N=%d, effect %+.3f, Holm lower bound %+.3f, share of the " \
+        "loss >= %s, %s)" % (len(v["causes"]), c["hypothesis"], c["arm"], c["workload"], c["procs"], c["effect"],
+                             c["lower_holm"], pct(c["share_lower"]), c["kind"])
+
+
+def hypothesis_state(h):
+    if h["supported"]:
+        return "**cause**"
+    if h["supported_confounded"]:
+        return "**cause, confounded** (with another hypothesis: see Confounds)"
+    if not h["tested"]:
+        why = "; ".join("`%s`: %s" % x for x in h["skipped_arms"]) if h["skipped_arms"] else \
+            ("no arm of its own in this run" + (" (`%s` changes it among other things)" % "`, `".join(
+                h["also_tested_by"]) if h["also_tested_by"] else ""))
+        return "not tested: " + why
+    # per workload and N with a significant loss: the best its arms could do
+    at = {}
+    for x in h["ruled_out"]:
+        k = (x["workload"], x["procs"])
+        if k not in at or x["at_most_share"] < at[k]["at_most_share"]:
+            at[k] = x
+    if not at:
+        return "not shown (no significant loss where its arms ran)"
+    out = sorted(k for k in at if at[k]["ruled_out"])
+    rest = [at[k] for k in sorted(at) if not at[k]["ruled_out"]]
+    most = max(rest or list(at.values()), key=lambda x: x["at_most_share"])
+    where = "%s (%s, %s N=%d)" % (pct(most["at_most_share"]), most["arm"], most["workload"], most["procs"])
+    if not rest:
+        return "ruled out at every lossy workload and N: brings back at most %s of the loss" % where
+    return "not shown: ruled out (< %s of the loss) at %d of %d lossy workload/N; elsewhere at most %s, " \
+        "more repeats could tell" % (pct(RULED_OUT_SHARE), len(out), len(at), where)
+
+
 def markdown(v):
     L = ["## Verdict: where the lost throughput goes", ""]
     if not v.get("available"):
@@ -1129,6 +1169,12 @@ def markdown(v):
           "the same N marks a **trade-off**, not a fix." % (v["reference"], r["correction"], 100 * r["alpha"],
                                                               r["interval"], r["min_repeats"], r["p99_bound"]), ""]
     L += ["- %s" % n for n in v.get("notes", [])] + ([""] if v.get("notes") else [])
+    L += ["**Verdict:** %s." % headline(v), ""]
+    L += ["| hypothesis | arms | state | evidence in the reference's runs |", "| --- | --- | --- | --- |"]
+    for h in v["hypotheses"]:
+        L.append("| %s | %s | %s | %s |" % (h["hypothesis"], ", ".join("`%s`" % a for a in h["arms"]) or "-",
+                                           hypothesis_state(h), "; ".join(h["evidence"][:3]) or "-"))
+    L.append("")
     if v["causes"]:
         L += ["### Causes the data supports", "",
               "| rank | hypothesis | arm | workload | N | loss | effect [Holm lower bound] | share of the loss "

@@ -373,6 +373,26 @@ class RecordedRuns(unittest.TestCase):
             self.assertIn(s, md)
         self.assertIn("hwq4", [x["arm"] for x in v["noise_floor"]])
 
+    def test_the_report_of_the_sample(self):
+        """What make testbox-dry-run shows: testbox_report.py on the sample
+        prints the verdict's headline; summary.md and testbox.json carry it."""
+        tmp = tempfile.mkdtemp(prefix="verdict-report-")
+        try:
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "report", "testbox_report.py"),
+                                os.path.join(HERE, "sample"), "--out", tmp, "--no-plots", "--check"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertRegex(p.stdout, r"testbox_report: verdict: (\d+ cause\(s\) named; first: |no cause found: )")
+            with open(os.path.join(tmp, "testbox.json"), encoding="utf-8") as f:
+                doc = json.load(f)
+            self.assertIsInstance(doc["verdict"]["causes"], list)
+            with open(os.path.join(tmp, "summary.md"), encoding="utf-8") as f:
+                md = f.read()
+            self.assertIn("**Verdict:** ", md)
+            self.assertIn("### Throughput versus p99: what to run", md)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def test_today_format_hwq4_is_the_noise_floor(self):
         """A run recorded before noise_floor existed: hwq4 says hypothesis
         hws_oversubscription, yet it is HIP's default and never a remedy."""
