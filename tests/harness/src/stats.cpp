@@ -46,6 +46,16 @@ Spread spread(const std::vector<double>& x)
 
 namespace kfdmp {
 
+double t975(unsigned df)
+{
+	static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+				       2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+				       2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+	if (df == 0)
+		return std::nan("");
+	return table[std::min<size_t>(df, sizeof table / sizeof *table) - 1];
+}
+
 ScalingJudgement judge_scaling(const std::vector<double>& base, const std::vector<double>& at_n, double collapse_floor,
 			       double target)
 {
@@ -64,19 +74,25 @@ ScalingJudgement judge_scaling(const std::vector<double>& base, const std::vecto
 			ss += (x - m) * (x - m);
 		sd = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : std::nan("");
 	};
+	if (target > 0)
+		j.target_verdict = "cannot tell";
 	if (r.empty()) {
-		j.ratio = j.noise = j.baseline_rsd_pct = nan;
-		j.meets_target = target <= 0;
+		j.ratio = j.noise = j.ci95_lo = j.ci95_hi = j.baseline_rsd_pct = nan;
 		return j;
 	}
 	double sd = 0, bm = 0, bsd = 0;
 	mean_sd(r, j.ratio, sd);
 	j.noise = sd / std::sqrt(double(r.size()));
+	const double half = t975(unsigned(r.size() - 1)) * j.noise; // NaN with one round
+	j.ci95_lo = j.ratio - half;
+	j.ci95_hi = j.ratio + half;
 	mean_sd(base, bm, bsd);
 	j.baseline_rsd_pct = bsd / bm * 100;
 	j.above_floor = j.ratio >= collapse_floor;
-	if (target > 0)
-		j.meets_target = j.ratio >= target - 2 * (std::isfinite(j.noise) ? j.noise : 0);
+	if (target > 0 && std::isfinite(half)) {
+		j.below_target = j.ci95_hi < target;
+		j.target_verdict = j.below_target ? "below" : j.ci95_lo >= target ? "meets" : "cannot tell";
+	}
 	return j;
 }
 

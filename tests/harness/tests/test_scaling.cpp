@@ -2,8 +2,8 @@
 // with 1 and N processes in KFDMP_SCALING_REPEAT (3) interleaved rounds and
 // require a real baseline, fair workers, no starved interval and a ratio
 // QPS(N) / QPS(1) above the collapse floor; in target mode
-// (KFDMP_SCALING_TARGET, e.g. 0.9) also that ratio, beyond its noise over
-// the rounds (judge_scaling() in stats.h). Skips, with the reason, when the
+// (KFDMP_SCALING_TARGET, e.g. 0.9) fails where the ratio's 95% interval over
+// the rounds lies below it (judge_scaling() in stats.h). Skips, with the reason, when the
 // build has no GPU backend or no device is visible. Figures for reports come
 // from kfdmp's own output (README.md), not from this test's timing.
 #include "json.h"
@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,9 +66,11 @@ class Scaling : public ::testing::TestWithParam<Case> {};
 //    the per-round ratios) >= KFDMP_COLLAPSE_FLOOR (default 0.5; the old name
 //    KFDMP_MIN_SCALING still works): "N processes did not collapse", a guard
 //    that passes on the field's 0.74/0.51/0.79;
-//  - target mode, KFDMP_SCALING_TARGET=T > 0: ratio >= T - 2 x its standard
-//    error over the rounds: "N processes keep T of one process", which the
-//    field's curve fails at T = 0.9 and noise alone does not.
+//  - target mode, KFDMP_SCALING_TARGET=T > 0: the ratio's 95% interval
+//    over the rounds (t, R - 1 degrees of freedom) does not lie below T.
+//    Only "below" fails (the field's curve at T = 0.9); "meets" (the interval
+//    at or above T) and "cannot tell" (it holds T: more rounds would decide)
+//    pass, recorded as the property target_verdict and said on stdout.
 TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 {
 	const Case c = GetParam();
@@ -136,14 +139,26 @@ TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 		return;
 	RecordProperty("scaling_ratio", std::to_string(j.ratio));
 	RecordProperty("scaling_ratio_noise", std::to_string(j.noise));
+	RecordProperty("scaling_ratio_ci95", std::to_string(j.ci95_lo) + " " + std::to_string(j.ci95_hi));
+	if (target > 0) {
+		RecordProperty("target_verdict", j.target_verdict);
+		std::cout << c.workload << " N=" << c.procs << ": ratio " << j.ratio << " [" << j.ci95_lo << ", "
+			  << j.ci95_hi << "] (95%, " << rounds << " rounds) against KFDMP_SCALING_TARGET=" << target
+			  << ": " << j.target_verdict
+			  << (std::string(j.target_verdict) == "cannot tell"
+				      ? " (the interval holds the target; more rounds, KFDMP_SCALING_REPEAT, would decide)"
+				      : "")
+			  << "\n";
+	}
 	EXPECT_TRUE(j.above_floor) << c.workload << " with " << c.procs << " processes collapsed to " << j.ratio
 				   << " of the 1-process QPS (+- " << j.noise << " over " << rounds
 				   << " rounds; collapse floor KFDMP_COLLAPSE_FLOOR=" << floor << ")\n"
 				   << log;
-	EXPECT_TRUE(j.meets_target) << c.workload << " with " << c.procs << " processes keep " << j.ratio
-				    << " of the 1-process QPS (+- " << j.noise << "), below the target "
-				    << "KFDMP_SCALING_TARGET=" << target << " beyond 2 standard errors\n"
-				    << log;
+	EXPECT_FALSE(j.below_target) << c.workload << " with " << c.procs << " processes keep " << j.ratio
+				     << " of the 1-process QPS, 95% interval [" << j.ci95_lo << ", " << j.ci95_hi
+				     << "] over " << rounds << " rounds: all of it below the target KFDMP_SCALING_TARGET="
+				     << target << "\n"
+				     << log;
 }
 
 std::vector<Case> cases()
