@@ -39,20 +39,6 @@ def load(path):
         return None
 
 
-def find_key(obj, names, acc):
-    """Values of keys in `names` anywhere under obj."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k in names and isinstance(v, (int, float)) and not isinstance(v, bool):
-                acc.append(float(v))
-            else:
-                find_key(v, names, acc)
-    elif isinstance(obj, list):
-        for v in obj:
-            find_key(v, names, acc)
-    return acc
-
-
 def sweep_qps(doc):
     """{procs: [qps of ok runs]}, [(procs, repeat, status, reason) not ok]."""
     by, bad = {}, []
@@ -91,9 +77,21 @@ def main(out):
             total = len(by.get(n, [])) + sum(1 for b in bad if b[0] == n)
             cells.append("N=%d %s (%sx, %d/%d)" % (n, fmt(q), fmt(ratio, "%.2f"), len(by.get(n, [])), total))
         print("  %-48s %s" % (label, "  ".join(cells)))
-        gpu = find_key(doc.get("runs", []), ("gpu_ns", "gpu_ns_p50", "median_gpu_ns"), [])
-        if gpu:
-            print("  %-48s gpu_ns median %.3f ms over %d values" % ("", median(gpu) / 1e6, len(gpu)))
+        # per-query GPU time (kfdmp_worker's torch.cuda.Event span), its
+        # inflation against the 1-process run and the host-side wait
+        gcells = []
+        for n in sorted(by):
+            runs = [r.get("gpu_time") or {} for r in doc.get("runs", [])
+                    if r.get("procs") == n and r.get("status") == "ok"]
+            gpu = [g["mean_gpu_us"] for g in runs if "mean_gpu_us" in g]
+            infl = [g["kernel_time_inflation"] for g in runs
+                    if isinstance(g.get("kernel_time_inflation"), (int, float))]
+            wait = [g["host_wait_us"]["p50"] for g in runs if "host_wait_us" in g]
+            if gpu:
+                gcells.append("N=%d gpu %.2f ms infl %s wait p50 %s ms" % (
+                    n, median(gpu) / 1e3, fmt(median(infl), "%.2f"), fmt(median(wait) / 1e3 if wait else None, "%.2f")))
+        if gcells:
+            print("  %-48s %s" % ("", "  ".join(gcells)))
         for b in bad[:4]:
             print("  %-48s N=%s r%s %s: %s" % ("", b[0], b[1], b[2], b[3]))
     # agreement: exec N=1 against the standalone loop, same preset, alternated
