@@ -6,7 +6,10 @@
 # install line for this host's family (dnf/yum on Enterprise Linux, apt-get
 # on Debian/Ubuntu).
 #
-#   scripts/check-box.sh [modules|testbox]   (default testbox: both lists)
+#   scripts/check-box.sh [modules|testbox|host]   (default testbox: both lists;
+#                                                  host: phase 1 of make testbox,
+#                                                  which builds no module: the run's
+#                                                  tools without the kernel build's)
 #
 # Exit 0 when every required tool is there; 1 otherwise (optional ones only
 # warn). Environment: KVER (default uname -r), KDIR (default
@@ -14,7 +17,7 @@
 # for the tests.
 set -euo pipefail
 what=${1:-testbox}
-case $what in modules|testbox) ;; *) echo "usage: $0 [modules|testbox]" >&2; exit 2 ;; esac
+case $what in modules|testbox|host) ;; *) echo "usage: $0 [modules|testbox|host]" >&2; exit 2 ;; esac
 KVER=${KVER:-$(uname -r)}
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 OS_RELEASE=${KFDMP_OS_RELEASE:-/etc/os-release}
@@ -100,6 +103,25 @@ missing() {
 }
 
 echo "check-box: $os_name (family: $family), kernel $KVER; read-only, installs nothing"
+if [ "$what" = host ]; then
+	# Phase 1 of make testbox (issue 24): no module is built or loaded.
+	echo "== the run, phase 1 (make testbox: the driver already loaded; no module build)"
+	if [ $((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1])) -ge 404 ]; then row bash ok "$BASH_VERSION (>= 4.4)"
+	else row bash MISSING "$BASH_VERSION, needs >= 4.4"; fails=$((fails + 1)); fi
+	need required make 4.2.1 "make --version"
+	need required python3 3.6 "python3 --version"
+	need required coreutils 8.30 "stat --version"
+	need required sed "" "sed --version"
+	need required awk "" "awk --version"
+	need required find "" "find --version"
+	need required flock "" "flock --version"
+	need required cmake 3.18 "cmake --version" "the harness"
+	need required g++ 10 "g++ -dumpfullversion" "the harness (GCC 10 / libstdc++ 10 floor)"
+	need optional hipcc "" "hipcc --version" "the harness's GPU backend; ROCm's hipcc (/opt/rocm/bin on PATH)"
+	need optional docker "" "docker --version" "a workload in a container (WORKLOAD=\"docker exec -i ...\", CONTAINER=)"
+	need optional trace-cmd "" "trace-cmd --version" "tracing falls back to raw tracefs without it"
+fi
+[ "$what" = host ] || {
 echo "== the build (make modules)"
 if [ $((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1])) -ge 404 ]; then row bash ok "$BASH_VERSION (>= 4.4)"
 else row bash MISSING "$BASH_VERSION, needs >= 4.4"; fails=$((fails + 1)); fi
@@ -149,6 +171,7 @@ if [ "$what" = testbox ]; then
 	need optional lsof "" "lsof -" "the /proc scan names /dev/kfd users without it"
 	need optional mokutil "" "mokutil --version" "reads the Secure Boot state (also read from efivars)"
 fi
+}
 echo
 if [ ${#missing_pkgs[@]} -gt 0 ]; then
 	echo "check-box: to install what is missing: $inst $(printf '%s\n' "${missing_pkgs[@]}" | sort -u | tr '\n' ' ')"

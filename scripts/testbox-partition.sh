@@ -25,7 +25,7 @@
 
 PART_TIMEOUT=${KFDMP_PART_TIMEOUT:-120}
 PART_STATE=$STATE_DIR/partition
-ARM_HYP='' ARM_PART='' ARM_KFDMP_ARGS=''
+ARM_HYP='' ARM_PART='' ARM_KFDMP_ARGS='' ARM_PHASE='' ARM_PHASE_WHY=''
 
 # arm_fields ROW: name, params, desc (globals of cmd_run) and the arm's
 # hypothesis, partition and kfdmp options from one `kfdmp_params.py list`
@@ -38,11 +38,37 @@ arm_fields() {
 	ARM_HYP=${r%%$'\t'*} r=${r#*$'\t'}
 	ARM_PART=${r%%$'\t'*} ARM_KFDMP_ARGS=${r#*$'\t'}
 	[ "$ARM_PART" != - ] || ARM_PART=
+	arm_phase
+}
+
+# arm_phase: which phase of the box run the arm belongs to (the rule;
+# docs/box-run.md "Phases"). ARM_PHASE=driver, with ARM_PHASE_WHY, when the
+# arm loads amdgpu with parameters (the series' switches, the dequeue-wait
+# backport), or switches the compute partition: on ROCm 6.4's driver
+# (amdgpu-dkms 6.12.12) amdgpu_gfx_set_compute_partition() ->
+# aqua_vanjaram_switch_partition_mode() -> kgd2kfd_check_and_lock_kfd()
+# refuses with EBUSY while any process on any GPU of the box has KFD open
+# (kfd_processes_table is global), locks KFD for every GPU while it runs
+# (kfd_create_process() fails), and re-initialises the device's KFD nodes;
+# so a switch is never "this GPU alone". Otherwise ARM_PHASE=host: the arm
+# runs on the driver already loaded, on the GPU under test only.
+arm_phase() {
+	ARM_PHASE=host ARM_PHASE_WHY=
+	if [ -n "$params" ] && [ "$params" != - ]; then
+		ARM_PHASE=driver ARM_PHASE_WHY="it loads amdgpu with $params"
+	else
+		case $ARM_PART in
+		DPX | QPX | CPX) ARM_PHASE=driver
+			ARM_PHASE_WHY="it switches the compute partition to $ARM_PART: the driver refuses the switch while any process on any GPU of the box uses KFD and locks KFD for every GPU while it switches" ;;
+		esac
+	fi
 }
 
 part_dev() {
 	local f
 	if [ -n "${KFDMP_GPU_SYSFS:-}" ]; then echo "$KFDMP_GPU_SYSFS"; return; fi
+	# the GPU under test (--gpu) when the topology named its PCI device
+	if [ -n "${GPU_PCI_DIR:-}" ] && [ -r "$GPU_PCI_DIR/current_compute_partition" ]; then echo "$GPU_PCI_DIR"; return; fi
 	for f in /sys/bus/pci/devices/*/current_compute_partition; do
 		[ -r "$f" ] && { dirname "$f"; return; }
 	done
@@ -58,7 +84,8 @@ kfd_gpu_nodes() { gfx94_nodes | wc -l; }
 arm_begin() {
 	local cdir=$1 p out=() have
 	mkdir -p "$cdir"
-	printf 'hypothesis=%s\npartition=%s\nkfdmp_args=%s\n' "$ARM_HYP" "${ARM_PART:--}" "$ARM_KFDMP_ARGS" >"$cdir/arm.env"
+	printf 'hypothesis=%s\npartition=%s\nkfdmp_args=%s\nphase=%s\nphase_why=%s\n' "$ARM_HYP" "${ARM_PART:--}" "$ARM_KFDMP_ARGS" \
+		"$ARM_PHASE" "$ARM_PHASE_WHY" >"$cdir/arm.env"
 	for p in $params; do
 		case $p in
 		\?*)
@@ -132,6 +159,35 @@ partition_apply() {
 		"$(kfd_gpu_nodes)" "$([ -z "$PART_WHY" ] && echo ok || echo failed)" "$PART_WHY" >"$cdir/partition.env"
 	[ -z "$PART_WHY" ] || return 1
 	echo "   partition: $cur (memory $mem), $(kfd_gpu_nodes) gfx9.4 KFD node(s)"
+}
+
+# partition_check CDIR: phase 1 (host arms, the driver already loaded):
+# nothing is switched. The arm's mode (SPX, or none) must be the mode the
+# GPU under test is in; otherwise the arm is skipped with the reason
+# (PART_WHY; a switch is a phase-2 step). Records partition.env.
+partition_check() {
+	local cdir=$1 want=$ARM_PART dev cur mem avail
+	PART_WHY=
+	dev=$(part_dev || true)
+	if [ "$DRY" = 1 ]; then
+		echo "   [dry-run] would read ${dev:-<the PCI sysfs directory of GPU $GPU>}/current_compute_partition (no write: phase 1 never switches)${want:+; skip the arm unless it reads $want}"
+		printf 'compute=%s\nmemory=\nstatus=dry-run\n' "${want:-}" >"$cdir/partition.env"
+		return 0
+	fi
+	cur='' mem='' avail=''
+	if [ -n "$dev" ] && [ -r "$dev/current_compute_partition" ]; then
+		cur=$(tr -d ' \n' <"$dev/current_compute_partition") mem=$(tr -d ' \n' <"$dev/current_memory_partition" 2>/dev/null || true)
+		avail=$(tr -d ' \n' <"$dev/available_compute_partition" 2>/dev/null || true)
+	fi
+	if [ -n "$want" ] && [ -z "$cur" ]; then
+		# No partition attribute: a GPU without partitions runs whole (SPX).
+		[ "$want" = SPX ] || PART_WHY="GPU $GPU has no current_compute_partition in sysfs; $want needs a switch (phase 2)"
+	elif [ -n "$want" ] && [ "$cur" != "$want" ]; then
+		PART_WHY="GPU $GPU is in $cur, the arm needs $want: a switch is a phase-2 step (PHASE=driver)"
+	fi
+	printf 'compute=%s\nmemory=%s\navailable=%s\nnodes=%s\nstatus=%s\ndetail=%s\n' "${cur:-${want:-}}" "$mem" "$avail" \
+		"$(kfd_gpu_nodes)" "$([ -z "$PART_WHY" ] && echo ok || echo skipped)" "${PART_WHY:-read only (phase 1): ${cur:-no partition attribute}}" >"$cdir/partition.env"
+	[ -z "$PART_WHY" ]
 }
 
 # partition_restore [try]: called by restore(): back to the mode saved before

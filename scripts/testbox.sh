@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Test-box runner: build the series, load it with each configuration of the
-# ablation matrix, run the harness, capture the driver's evidence, write a
-# report, and put the stock driver back.
+# Test-box runner: the hypothesis matrix on the box, in two phases. Phase 1
+# (the default, --phase host): every arm that changes no driver parameter,
+# on the driver already loaded, on the GPU under test only (--gpu N): nothing
+# is built, unloaded or loaded, the other GPUs and their containers keep
+# serving. Phase 2 (--phase driver): the driver arms; each is a load of the
+# series' driver with the arm's parameters (and partition), which takes
+# every GPU of the box down until the stock driver is put back. The harness
+# runs the built-in workloads, or any command (--exec, the user's service)
+# or the reference PyTorch workloads (--reference, in a container with
+# --container). A report and a verdict at the end.
 #
 #   scripts/testbox.sh [run] [OPTIONS]    the whole run (root, a gfx9.4.x GPU)
 #   scripts/testbox.sh --dry-run [OPTIONS]
@@ -23,6 +30,32 @@
 #   scripts/testbox.sh dkms-remove        dkms remove it again (DRY_RUN=1 too)
 #
 # Options (run, --dry-run, check, list, validate):
+#   --phase P          host (default; also PHASE=P): the arms that change no
+#                      driver parameter (matrix.conf: no amdgpu parameter, no
+#                      DPX/QPX/CPX partition), on the driver already loaded,
+#                      on the GPU under test only; driver (--driver-arms): the
+#                      driver arms and the reference arm, each a load of the
+#                      series' driver: the whole box goes down; all: every
+#                      arm the driver way. Arms of the other phase are listed
+#                      in the report as skipped, with the phase and why
+#   --gpu N            the GPU under test, as HIP numbers the host's GPUs
+#                      (KFD topology order; default 0; also GPU=N); only its
+#                      KFD users stop phase 1, its processes are kfdmp's
+#   --workload-gpu N   that GPU as the workload's processes number it, when
+#                      they run where HIP numbers GPUs otherwise (a container
+#                      given only some GPUs; default: N)
+#   --exec CMD         measure CMD instead of the built-in workloads: kfdmp
+#                      --exec CMD (docs/exec-workers.md), e.g. "docker exec -i
+#                      svc python3 bench.py"; also WORKLOAD=CMD
+#   --reference LIST   measure the reference PyTorch workloads of
+#                      tests/harness/python/kfdmp_reference.py: models (gpt2,
+#                      resnet50) or its presets (gpt2-b8-s128, resnet50-b32,
+#                      mi300x-8.7ms), comma separated; also REFERENCE=LIST
+#                      (REFERENCE_ARGS: more of its options, e.g. --batch 16)
+#   --container NAME   the reference workloads run inside this Docker
+#                      container: kfdmp_reference.py and kfdmp_worker.py are
+#                      copied into it (docker cp, to /tmp/kfdmp-testbox) and
+#                      run with docker exec -i NAME python3 ...; also CONTAINER=
 #   --matrix FILE      configurations (default tests/testbox/matrix.conf)
 #   --configs A,B      run only these configurations, in this order
 #   --workloads "W.."  harness workloads (default "latency saturate")
@@ -85,7 +118,9 @@
 # accepted. Without one (or with --module), the upstream 6.12 path: our
 # amdgpu.ko alone, on a 6.12 kernel.
 # Environment: KVER (default $(uname -r)), KSRC, DC, BUILD, TREE, JOBS
-# (scripts/lib.sh); KFDMP_GPU (harness backend, default auto); TENANT_RATE. Exit status: 0 ok; 1 a check,
+# (scripts/lib.sh); KFDMP_GPU (harness backend, default auto); TENANT_RATE;
+# PHASE, GPU, WORKLOAD, REFERENCE, CONTAINER, REFERENCE_ARGS (more options of
+# kfdmp_reference.py). Exit status: 0 ok; 1 a check,
 # a configuration or the restore failed; 2 usage; 130 interrupted.
 # Layout of the run directory and the report's JSON schema:
 # scripts/report/README.md.
@@ -167,6 +202,28 @@ TENANT_ARMS=none,sched,priority
 TENANT_U_MAX=0.3
 MATRIX_GIVEN=0
 WINDOW_GIVEN=
+# Phases (issue 24): host (phase 1, the default), driver (phase 2), all.
+# MAKE_VARS_GIVEN: those of them the caller gave, for the sudo line.
+MAKE_VARS_GIVEN=
+for v in PHASE GPU WORKLOAD_GPU WORKLOAD REFERENCE CONTAINER REFERENCE_ARGS; do
+	case ${!v:-} in
+	"") ;;
+	*[[:space:]]*) MAKE_VARS_GIVEN+=" $v=\"${!v}\"" ;;
+	*) MAKE_VARS_GIVEN+=" $v=${!v}" ;;
+	esac
+done
+PHASE=${PHASE:-}
+GPU=${GPU:-}
+WORKLOAD_GPU=${WORKLOAD_GPU:-}
+WORKLOAD_CMD=${WORKLOAD:-}
+REFERENCE=${REFERENCE:-}
+CONTAINER=${CONTAINER:-}
+REFERENCE_ARGS=${REFERENCE_ARGS:-}
+# Where kfdmp_reference.py and kfdmp_worker.py live (the harness's Python
+# helpers), and where the run puts them inside the container.
+PYTHON_DIR=${KFDMP_PYTHON_DIR:-$ROOT/tests/harness/python}
+CONTAINER_DIR=/tmp/kfdmp-testbox
+declare -A EXEC_CMD=()
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 
@@ -200,6 +257,13 @@ parse_options() {
 		--manifest) TREE_MANIFEST=$2; shift ;;
 		--tenant) TENANT=1 ;;
 		--tenant-rate) TENANT_RATE=$2; shift ;;
+		--phase) PHASE=$2; shift ;;
+		--driver-arms) PHASE=driver ;;
+		--gpu) GPU=$2; shift ;;
+		--workload-gpu) WORKLOAD_GPU=$2; shift ;;
+		--exec) WORKLOAD_CMD=$2; shift ;;
+		--reference) REFERENCE=$2; shift ;;
+		--container) CONTAINER=$2; shift ;;
 		-h|--help) usage; exit 0 ;;
 		*) printf 'testbox: unknown option %s (see --help)\n' "$1" >&2; exit 2 ;;
 		esac
@@ -222,6 +286,31 @@ parse_options() {
 		[[ $WINDOW_GIVEN == *w* ]] || WARMUP=2
 	fi
 	[ -f "$MATRIX" ] || die "no matrix file $MATRIX"
+	# The tenant run (issue 18) is the series' driver's: the driver way.
+	if [ -z "$PHASE" ]; then if [ "$TENANT" = 1 ]; then PHASE=all; else PHASE=host; fi; fi
+	case $PHASE in host|driver|all) ;; 1) PHASE=host ;; 2) PHASE=driver ;;
+	*) die "--phase/PHASE: host (phase 1, the default), driver (phase 2, --driver-arms) or all (got '$PHASE')" ;; esac
+	[ -z "$GPU" ] || [[ $GPU =~ ^[0-9]+$ ]] || die "--gpu/GPU: a GPU index as HIP numbers the host's GPUs, e.g. 3 (got '$GPU')"
+	[ -z "$WORKLOAD_GPU" ] || [[ $WORKLOAD_GPU =~ ^[0-9]+$ ]] || die "--workload-gpu/WORKLOAD_GPU: a GPU index (got '$WORKLOAD_GPU')"
+	[ "$PHASE" != host ] || : "${GPU:=0}"
+	[ -z "$WORKLOAD_CMD" ] || [ -z "$REFERENCE" ] || die "WORKLOAD (--exec) and REFERENCE (--reference): one or the other"
+	[ -z "$CONTAINER" ] || [ -n "$REFERENCE" ] || die "CONTAINER (--container) names where the reference workloads run: give REFERENCE=gpt2 (or resnet50) too; your own service takes WORKLOAD=\"docker exec -i $CONTAINER ...\""
+	[ -z "$CONTAINER" ] || [[ $CONTAINER =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "--container/CONTAINER: a Docker container name or ID (got '$CONTAINER')"
+	if [ -n "$WORKLOAD_CMD$REFERENCE" ] && [ "$TENANT" = 1 ]; then
+		die "WORKLOAD/REFERENCE: not with --tenant (the tenant run measures the built-in workloads)"
+	fi
+	if [ -n "$WORKLOAD_CMD" ]; then
+		WORKLOADS="exec"
+		EXEC_CMD[exec]=$WORKLOAD_CMD
+	elif [ -n "$REFERENCE" ]; then
+		local r
+		WORKLOADS=
+		for r in ${REFERENCE//,/ }; do
+			[[ $r =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "--reference/REFERENCE: names like gpt2,resnet50 (got '$r')"
+			WORKLOADS+="${WORKLOADS:+ }$r"
+			EXEC_CMD[$r]=$(reference_cmd "$r")
+		done
+	fi
 	[ -z "$STACK_DIR" ] || [ "$MODULE_GIVEN" = 0 ] || die "--module and --stack: one or the other"
 	detect_stack
 	: "${MODULE:=$TREE/$AMDGPU_DIR/amdgpu.ko}"
@@ -323,15 +412,108 @@ param_value() { cat "$MOD_SYSFS/parameters/$1" 2>/dev/null || true; }
 # or a DRM node open, from /proc: root sees the processes of containers
 # too, which the host's lsof does not name as such.
 PROC=${KFDMP_PROC:-/proc}
+# proc_name PID: "comm(pid[, container ID])".
+proc_name() {
+	local comm ctr
+	comm=$(cat "$PROC/$1/comm" 2>/dev/null || echo '?')
+	ctr=$(grep -oE '(docker|containerd|libpod|crio|cri-containerd)[-/:]?[0-9a-f]{12}' "$PROC/$1/cgroup" 2>/dev/null | head -n1 || true)
+	printf '%s(%s%s)' "$comm" "$1" "${ctr:+, container ${ctr}}"
+}
 kfd_users() {
-	local d pid comm ctr
+	local d pid
 	find "$PROC" -mindepth 3 -maxdepth 3 -path "$PROC/[0-9]*/fd/*" \( -lname "$KFD_DEV" -o -lname '/dev/dri/*' \) \
 		-printf '%h\n' 2>/dev/null | sort -u | while read -r d; do
 		pid=${d%/fd}; pid=${pid##*/}
-		comm=$(cat "$PROC/$pid/comm" 2>/dev/null || echo '?')
-		ctr=$(grep -oE '(docker|containerd|libpod|crio|cri-containerd)[-/:]?[0-9a-f]{12}' "$PROC/$pid/cgroup" 2>/dev/null | head -n1 || true)
-		printf '%s(%s%s) ' "$comm" "$pid" "${ctr:+, container ${ctr}}"
+		printf '%s ' "$(proc_name "$pid")"
 	done || true
+}
+
+# --- the GPU under test (phase 1) --------------------------------------------------
+# gpu_nodes: "node gpu_id" of every GPU node of the KFD topology, in node
+# order: HIP (ROCr) numbers the GPUs in this order, so GPU=N is line N+1.
+PCI_DEVICES=${KFDMP_PCI_DEVICES:-/sys/bus/pci/devices}
+gpu_nodes() {
+	local d id
+	for d in "$KFD_SYSFS"/topology/nodes/*; do
+		[ -r "$d/gpu_id" ] || continue
+		id=$(cat "$d/gpu_id" 2>/dev/null || echo 0)
+		[ "$id" = 0 ] || printf '%s %s\n' "${d##*/}" "$id"
+	done | sort -n
+}
+# gpu_resolve N: GPU_NODE, GPU_ID, GPU_PCI (the PCI address, from the node's
+# domain and location_id), GPU_PCI_DIR, GPU_RENDER (renderD minor),
+# GPU_NUMA; GPU_WHY and return 1 when there is no GPU N.
+GPU_NODE='' GPU_ID='' GPU_PCI='' GPU_PCI_DIR='' GPU_RENDER='' GPU_NUMA='' GPU_WHY=''
+gpu_resolve() {
+	local n=$1 line props loc dom all
+	GPU_NODE='' GPU_ID='' GPU_PCI='' GPU_PCI_DIR='' GPU_RENDER='' GPU_NUMA='' GPU_WHY=''
+	all=$(gpu_nodes)
+	line=$(sed -n "$((n + 1))p" <<<"$all")
+	if [ -z "$line" ]; then
+		GPU_WHY="no GPU $n: the KFD topology ($KFD_SYSFS/topology/nodes) has $(grep -c . <<<"$all" || true) GPU node(s) (GPU=0..$(( $(grep -c . <<<"$all" || true) - 1 )))"
+		return 1
+	fi
+	GPU_NODE=${line%% *} GPU_ID=${line#* }
+	props=$KFD_SYSFS/topology/nodes/$GPU_NODE/properties
+	loc=$(awk '$1 == "location_id" { print $2 }' "$props" 2>/dev/null)
+	dom=$(awk '$1 == "domain" { print $2 }' "$props" 2>/dev/null)
+	GPU_RENDER=$(awk '$1 == "drm_render_minor" { print $2 }' "$props" 2>/dev/null)
+	if [ -n "$loc" ]; then
+		GPU_PCI=$(printf '%04x:%02x:%02x.%x' "${dom:-0}" $((loc >> 8)) $(((loc >> 3) & 31)) $((loc & 7)))
+		GPU_PCI_DIR=$PCI_DEVICES/$GPU_PCI
+		GPU_NUMA=$(cat "$GPU_PCI_DIR/numa_node" 2>/dev/null || true)
+	fi
+}
+# gpu_kfd_users ID: one line "pid queues vram_bytes" per process that has
+# KFD queues or memory on the GPU with gpu_id ID, from the KFD process
+# sysfs (/sys/class/kfd/kfd/proc/PID/queues/*/gpuid, vram_ID). Every ROCm
+# process gets a per-device record and the render node of every GPU it can
+# see, used or not, so neither an open /dev/kfd nor /dev/dri says which GPU
+# a process uses; queues and memory do.
+gpu_kfd_users() {
+	local id=$1 d pid nq q vram
+	for d in "$KFD_SYSFS"/proc/*; do
+		[ -d "$d" ] || continue
+		pid=${d##*/} nq=0
+		for q in "$d"/queues/*/gpuid; do
+			[ -r "$q" ] && [ "$(cat "$q" 2>/dev/null)" = "$id" ] && nq=$((nq + 1))
+		done
+		vram=$(cat "$d/vram_$id" 2>/dev/null || echo 0)
+		[[ $vram =~ ^[0-9]+$ ]] || vram=0
+		[ "$nq" = 0 ] && [ "$vram" = 0 ] || printf '%s %s %s\n' "$pid" "$nq" "$vram"
+	done
+}
+# gpu_others ID: "comm(pid...)" of the processes with queues or memory on
+# the other GPUs (left serving).
+gpu_others() {
+	local id=$1 d pid q v other
+	for d in "$KFD_SYSFS"/proc/*; do
+		[ -d "$d" ] || continue
+		pid=${d##*/} other=0
+		for q in "$d"/queues/*/gpuid; do
+			[ -r "$q" ] && [ "$(cat "$q" 2>/dev/null)" != "$id" ] && other=1
+		done
+		for v in "$d"/vram_*; do
+			[ -r "$v" ] && [ "${v##*/vram_}" != "$id" ] && [ "$(cat "$v" 2>/dev/null || echo 0)" != 0 ] && other=1
+		done
+		[ "$other" = 0 ] || printf '%s ' "$(proc_name "$pid")"
+	done
+}
+
+# reference_cmd NAME: the command of a reference PyTorch workload
+# (tests/harness/python/kfdmp_reference.py), on the host or, with
+# --container, inside the container it was copied to.
+# NAME: a model (gpt2, resnet50: --model, the script's default batch and
+# sequence) or one of its presets (gpt2-b8-s128, resnet50-b32,
+# mi300x-8.7ms: --preset); REFERENCE_ARGS are appended (--batch 16 ...).
+reference_cmd() {
+	local sel
+	case $1 in gpt2|resnet50) sel="--model $1" ;; *) sel="--preset $1" ;; esac
+	if [ -n "$CONTAINER" ]; then
+		printf 'docker exec -i %s python3 %s/kfdmp_reference.py %s%s' "$CONTAINER" "$CONTAINER_DIR" "$sel" "${REFERENCE_ARGS:+ $REFERENCE_ARGS}"
+	else
+		printf 'python3 %s %s%s' "$(printf '%q' "$PYTHON_DIR/kfdmp_reference.py")" "$sel" "${REFERENCE_ARGS:+ $REFERENCE_ARGS}"
+	fi
 }
 
 # secure_boot: why the kernel would refuse an unsigned module, or nothing.
@@ -410,11 +592,93 @@ check_tree() {
 }
 SRC_MODIFIED=
 
+# check_trace: tracing never stops a run: without it the report says why.
+check_trace() {
+	local tp
+	[ "$TRACE" = 1 ] || return 0
+	if tp=$("$ROOT/scripts/trace.sh" probe --no-events 2>&1); then check trace ok "${tp#trace.sh: }"
+	else check trace warn "${tp#trace.sh: }: the run goes on without traces (each workload's trace/trace.env says why)"; fi
+}
+
+# check_root: a real run needs root (modules in phase 2; other users'
+# /proc and the KFD process sysfs, and tracing, in phase 1).
+check_root() {
+	if [ "$(id -u)" = 0 ]; then check root ok "running as root"
+	elif [ "$PHASE" = host ]; then check root fail "not root: phase 1 reads every process's GPU use (/proc, $KFD_SYSFS/proc) and traces"
+	else check root fail "not root: loading modules needs root"; fi
+}
+
+# check_box_host: phase 1 (the arms that change no driver parameter): the
+# driver already loaded, the GPU under test and who uses it. Users of the
+# other GPUs are named and left alone.
+check_box_host() {
+	local pid nq vram busy='' mem='' others cur
+	step "box checks (phase 1: the driver already loaded, GPU $GPU only)"
+	check_root
+	if amdgpu_loaded && [ -e "$KFD_DEV" ]; then
+		check driver ok "amdgpu loaded$( [ -r "$MOD_SYSFS/version" ] && echo " (version $(cat "$MOD_SYSFS/version"))"), $KFD_DEV present: phase 1 runs on it; nothing is unloaded or loaded"
+	else
+		check driver fail "amdgpu is not loaded (no $MOD_SYSFS or no $KFD_DEV): phase 1 runs on the driver already loaded (modprobe amdgpu)"
+	fi
+	if gpu_resolve "$GPU"; then
+		check gpu ok "GPU $GPU: KFD node $GPU_NODE, gpu_id $GPU_ID${GPU_PCI:+, PCI $GPU_PCI}${GPU_RENDER:+, /dev/dri/renderD$GPU_RENDER}${GPU_NUMA:+, NUMA node $GPU_NUMA}; $(gpu_nodes | wc -l) GPU(s) on the box"
+	else
+		check gpu fail "$GPU_WHY"
+	fi
+	if amdgpu_loaded; then
+		local sp mes
+		sp=$(param_value sched_policy) mes=$(param_value mes)
+		if [ "$sp" = 0 ] && [ "${mes:-0}" = 0 ]; then check scheduler ok "sched_policy=0 (HWS/CPSCH), mes=${mes:-absent}"
+		else check scheduler warn "sched_policy=${sp:-?} mes=${mes:-?}: the field's numbers are HWS without MES (sched_policy=0, mes=0)"; fi
+	fi
+	if [ -n "$GPU_ID" ]; then
+		while read -r pid nq vram; do
+			[ -n "$pid" ] || continue
+			if [ "$nq" -gt 0 ]; then busy+="$(proc_name "$pid") [$nq queue(s)] "
+			else mem+="$(proc_name "$pid") [$vram bytes] "; fi
+		done < <(gpu_kfd_users "$GPU_ID")
+		if [ -n "$busy" ]; then
+			check gpu-users fail "GPU $GPU (gpu_id $GPU_ID) has KFD queues of ${busy% }: they would share the GPU with the measurement. Stop them (not their container, if it is the one the workload runs in), or pick an idle GPU (GPU=N); the other GPUs are not touched"
+		elif [ -n "$mem" ]; then
+			check gpu-users warn "GPU $GPU (gpu_id $GPU_ID): no KFD queues, but memory held by ${mem% } (it submits nothing while it has no queue)"
+		else
+			check gpu-users ok "GPU $GPU (gpu_id $GPU_ID): no process has KFD queues or memory on it ($KFD_SYSFS/proc/*/queues/*/gpuid, vram_$GPU_ID)"
+		fi
+		others=$(gpu_others "$GPU_ID")
+		[ -z "$others" ] || check other-gpus info "left serving, not touched: ${others% }"
+		cur=$(part_get current_compute_partition || true)
+		check partition info "GPU $GPU: ${cur:-no current_compute_partition attribute (whole GPU)}; phase 1 never switches (an arm that needs another mode is skipped with the reason)"
+	fi
+	if [ -n "$CONTAINER" ] || [[ $WORKLOAD_CMD == docker\ * ]]; then
+		if ! command -v docker >/dev/null; then
+			check docker fail "no docker command: the workload runs through docker"
+		elif [ -n "$CONTAINER" ]; then
+			local running
+			running=$(docker inspect -f '{{.State.Running}}' "$CONTAINER" 2>&1 || true)
+			if [ "$running" = true ]; then check container ok "$CONTAINER is running: the reference workloads run inside it (docker exec -i)"
+			else check container fail "container $CONTAINER is not running (docker inspect: ${running:-nothing})"; fi
+		fi
+	fi
+	check_reference_files
+	[ -z "$WORKLOAD_CMD" ] || check workload info "kfdmp --exec '$WORKLOAD_CMD' (the line protocol of docs/exec-workers.md), on GPU ${WORKLOAD_GPU:-$GPU} as the workload numbers GPUs"
+	check_trace
+}
+
+# check_reference_files: the reference workloads' script and helper.
+check_reference_files() {
+	[ -n "$REFERENCE" ] || return 0
+	if [ -f "$PYTHON_DIR/kfdmp_reference.py" ] && { [ -f "$PYTHON_DIR/kfdmp_worker.py" ] || [ -d "$PYTHON_DIR/kfdmp_worker" ]; }; then
+		check reference ok "$REFERENCE: $PYTHON_DIR/kfdmp_reference.py and kfdmp_worker$([ -n "$CONTAINER" ] && echo ", copied into $CONTAINER:$CONTAINER_DIR")"
+	else
+		check reference fail "no kfdmp_reference.py and kfdmp_worker(.py) in $PYTHON_DIR (the harness's Python helpers; KFDMP_PYTHON_DIR)"
+	fi
+}
+
 check_box() {
 	local v nodes users lsof_out stock_path cmdline
-	step "box checks"
-	if [ "$(id -u)" = 0 ]; then check root ok "running as root"
-	else check root fail "not root: loading modules needs root"; fi
+	if [ "$PHASE" = host ]; then check_box_host; return; fi
+	step "box checks (phase $([ "$PHASE" = driver ] && echo 2 || echo '1 and 2'): every arm loads the series' driver; the whole box)"
+	check_root
 
 	v=$(uname -r)
 	local excl srcver
@@ -519,12 +783,8 @@ check_box() {
 	if [ -n "$cmdline" ]; then
 		check cmdline warn "kernel command line has $cmdline: modprobe applies them to the stock driver, insmod does not apply them to ours"
 	fi
-	if [ "$TRACE" = 1 ]; then
-		# Tracing never stops a run: without it the report says why.
-		local tp
-		if tp=$("$ROOT/scripts/trace.sh" probe --no-events 2>&1); then check trace ok "${tp#trace.sh: }"
-		else check trace warn "${tp#trace.sh: }: the run goes on without traces (each workload's trace/trace.env says why)"; fi
-	fi
+	check_reference_files
+	check_trace
 }
 
 # --- matrix and parameters ---------------------------------------------------------
@@ -653,13 +913,24 @@ restore() {
 	local detail=() st=ok stock ko i
 	[ "$RESTORING" = 0 ] || return 0
 	RESTORING=1
+	if [ "$DRY" = 1 ] && [ "$PHASE" = host ]; then
+		step "restore"
+		echo "   [dry-run] phase 1: nothing to restore (no driver state is changed)"
+		RESTORING=0
+		return 0
+	fi
 	if [ "$DRY" = 1 ]; then
 		step "restore"
 		echo "   [dry-run] would: rmmod amdgpu$([ "$STACK" = dkms ] && echo " and its companions ($(reversed_companions | sed 's/ $//'))") if the module under test is loaded; modprobe amdgpu if the stock one was loaded at the start; check /dev/kfd"
 		return 0
 	fi
 	if [ ! -f "$STATE" ]; then
-		[ -z "$OUT" ] || printf 'status=ok\ndetail=nothing to restore (no state file %s)\n' "$STATE" >"$OUT/restore.env"
+		if [ -n "$OUT" ] && [ "$PHASE" = host ]; then
+			printf 'status=ok\ndetail=phase 1 changed no driver state: nothing was unloaded, loaded or switched\n' >"$OUT/restore.env"
+		elif [ -n "$OUT" ]; then
+			printf 'status=ok\ndetail=nothing to restore (no state file %s)\n' "$STATE" >"$OUT/restore.env"
+		fi
+		RESTORING=0
 		return 0
 	fi
 	step "restore the stock driver"
@@ -723,15 +994,23 @@ snapshot() {
 }
 
 QSAMPLER=
+# start_queue_sampler FILE [GPU_ID]: every second, each KFD process's queue
+# count; with GPU_ID (phase 1) only its queues on that GPU, and only the
+# processes that have some (the other GPUs' services are not counted).
 start_queue_sampler() {
-	local file=$1
+	local file=$1 id=${2:-}
 	(
 		while :; do
 			now=$(date +%s)
 			for d in "$KFD_SYSFS"/proc/*/queues; do
 				[ -d "$d" ] || continue
 				pid=$(basename "$(dirname "$d")")
-				printf '%s\t%s\t%s\n' "$now" "$pid" "$(find "$d" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+				if [ -n "$id" ]; then
+					n=$(grep -lx "$id" "$d"/*/gpuid 2>/dev/null | wc -l)
+					[ "$n" = 0 ] || printf '%s\t%s\t%s\n' "$now" "$pid" "$n"
+				else
+					printf '%s\t%s\t%s\n' "$now" "$pid" "$(find "$d" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+				fi
 			done
 			sleep 1
 		done
@@ -750,15 +1029,20 @@ stop_queue_sampler() {
 # measurement the rate is picked from.
 kfdmp_cmd() {
 	local wl=$1 out=$2 rate=${3:-}
-	local c=("$HARNESS_DIR/kfdmp" --workload "$wl" --procs "$PROCS" --repeat "$REPEAT"
-		--duration "$DURATION" --warmup "$WARMUP" --out "$out")
+	local c=("$HARNESS_DIR/kfdmp")
+	# an exec workload (--exec, --reference): kfdmp --exec CMD
+	if [ -n "${EXEC_CMD[$wl]:-}" ]; then c+=(--exec "${EXEC_CMD[$wl]}"); else c+=(--workload "$wl"); fi
+	c+=(--procs "$PROCS" --repeat "$REPEAT" --duration "$DURATION" --warmup "$WARMUP" --out "$out")
 	case $wl in
 	tenant) c=("$HARNESS_DIR/kfdmp" --critical "$TENANT_CRITICAL" --rate "$rate" --mix "$TENANT_MIX"
 		--arms "$TENANT_ARMS" --repeat "$REPEAT" --duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
 	tenant-alone) c=("$HARNESS_DIR/kfdmp" --workload "$TENANT_CRITICAL" --procs 1 --repeat 1
 		--duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
 	esac
-	[ -z "$DEVICES" ] || c+=(--devices "$DEVICES")
+	# The GPU under test: every process of the sweep on it (an arm's own
+	# --devices, e.g. a partition arm's, comes later and wins).
+	if [ -n "$DEVICES" ]; then c+=(--devices "$DEVICES")
+	elif [ -n "$GPU" ]; then c+=(--devices "${WORKLOAD_GPU:-$GPU}"); fi
 	# shellcheck disable=SC2206 # split on purpose: a list of options
 	[ -z "$KFDMP_ARGS" ] || c+=($KFDMP_ARGS)
 	# shellcheck disable=SC2206 # the arm's options (matrix.conf), after the run's
@@ -825,6 +1109,19 @@ run_config() {
 	step "configuration $name: ${params:-(defaults)} - $desc"
 	mkdir -p "$cdir"
 	printf 'name=%s\nparams=%s\ndescription=%s\n' "$name" "$params" "$desc" >"$cdir/config.env"
+	if [ "$DRY" = 1 ] && [ "$PHASE" = host ]; then
+		echo "   [dry-run] phase 1: no rmmod, modprobe or insmod; would read the loaded driver's $READBACK_PARAMS back from $MOD_SYSFS/parameters"
+		partition_check "$cdir"
+		echo "   [dry-run] would save $KFD_DEBUGFS/{mp_stats,hqds,rls} (where the loaded driver has them) to $cdir/*.before and sample the queues on GPU $GPU (gpu_id ${GPU_ID:-?}) of $KFD_SYSFS/proc/*/queues every second to $cdir/queues.tsv"
+		for wl in $WORKLOADS; do
+			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl")
+			if [ "$TRACE" = 1 ]; then would "$ROOT/scripts/trace.sh" record "$cdir/$wl/trace" -- "${argv[@]}"
+			else would "${argv[@]}"; fi
+		done
+		echo "   [dry-run] would save mp_stats/hqds/rls *.after, the kernel log since the marker, and $cdir/status"
+		echo "dry-run" >"$cdir/status"
+		return 0
+	fi
 	if [ "$DRY" = 1 ]; then
 		would rmmod amdgpu
 		if [ "$STACK" = dkms ]; then for m in $(reversed_companions); do would rmmod "$m"; done; fi
@@ -852,6 +1149,33 @@ run_config() {
 		return 0
 	fi
 
+	if [ "$PHASE" = host ]; then
+		# Phase 1: the driver already loaded; nothing is unloaded, loaded or
+		# switched, and mp_stats (the whole driver's) is not reset.
+		marker="kfdmp-testbox: arm $name on GPU $GPU run=$RUN_ID"
+		echo "$marker" >"$KMSG" 2>/dev/null || true
+		: >"$cdir/params.effective"
+		for p in $READBACK_PARAMS; do
+			[ -e "$MOD_SYSFS/parameters/$p" ] && printf '%s=%s\n' "$p" "$(param_value "$p")" >>"$cdir/params.effective"
+		done
+		if ! partition_check "$cdir"; then
+			echo "skipped: $PART_WHY" >"$cdir/status"
+			echo "   $name: $(cat "$cdir/status")"
+			return 0
+		fi
+	else
+		run_config_load || return 1
+	fi
+	for p in mp_stats hqds rls; do snapshot "$p" "$cdir/$p.before"; done
+	: >"$cdir/queues.tsv"
+	if [ "$PHASE" = host ]; then start_queue_sampler "$cdir/queues.tsv" "$GPU_ID"; else start_queue_sampler "$cdir/queues.tsv"; fi
+	run_config_workloads
+}
+
+# run_config_load: phase 2 (and --phase all): the arm's driver: the stock
+# stack out, ours in with the arm's parameters, read back, the partition.
+# run_config's locals (name, params, cdir, kp, marker, ...) are in scope.
+run_config_load() {
 	marker="kfdmp-testbox: load $name ${params} run=$RUN_ID"
 	if ! unload_stack; then
 		echo "failed: could not unload amdgpu$([ "$STACK" = dkms ] && echo ' and its companions')" >"$cdir/status"; STOP_ALL=1; return 1
@@ -896,10 +1220,46 @@ run_config() {
 	sed 's/^/   loaded: /' "$cdir/params.effective"
 	partition_apply "$cdir" || { echo "failed: compute partition ${ARM_PART}: $PART_WHY" >"$cdir/status"; cat "$cdir/status"; return 1; }
 	echo 0 >"$KFD_DEBUGFS/mp_stats" 2>/dev/null || echo "   note: could not reset $KFD_DEBUGFS/mp_stats (deltas are used anyway)"
-	for p in mp_stats hqds rls; do snapshot "$p" "$cdir/$p.before"; done
-	: >"$cdir/queues.tsv"
-	start_queue_sampler "$cdir/queues.tsv"
-	local st=ok
+}
+
+# kfdmp_unavailable WDIR: the reason kfdmp gives in WDIR/results.json for
+# a run it did not measure because the workload cannot take the arm's
+# option (an exec worker's "unsupported" answer: status unavailable), or
+# nothing.
+kfdmp_unavailable() {
+	[ -f "$1/results.json" ] || return 0
+	python3 - "$1/results.json" <<'PY' || true
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(0)
+def walk(x, depth):
+    if depth > 5:
+        return None
+    if isinstance(x, dict):
+        if x.get("status") in ("unavailable", "unsupported"):
+            return str(x.get("reason") or x.get("why") or x.get("detail") or "the workload cannot take the arm's option")
+        vals = list(x.values())
+    elif isinstance(x, list):
+        vals = x
+    else:
+        return None
+    for v in vals:
+        r = walk(v, depth + 1)
+        if r:
+            return r
+    return None
+r = walk(doc, 0)
+if r:
+    print(" ".join(r.split()))
+PY
+}
+
+# run_config_workloads: the arm's workloads, then its evidence and status
+# (run_config's locals are in scope).
+run_config_workloads() {
+	local st=ok why skipped='' nskip=0
 	for wl in $WORKLOADS; do
 		wdir=$cdir/$wl
 		mkdir -p "$wdir/trace"
@@ -925,8 +1285,18 @@ run_config() {
 			snapshot mp_stats "$wdir/trace/mp_stats.after"
 		fi
 		echo "exit_code=$rc" >"$wdir/workload.env"
-		[ "$rc" = 0 ] || st="failed: kfdmp $wl exited $rc"
-		[ "$rc" != 130 ] || { STOP_ALL=1; break; }
+		[ "$rc" != 130 ] || { st="failed: kfdmp $wl exited $rc"; STOP_ALL=1; break; }
+		# A workload that cannot take the arm's option: skipped with the
+		# harness's reason, never counted as a stock run.
+		why=''
+		[ "$wl" = tenant ] || why=$(kfdmp_unavailable "$wdir")
+		if [ -n "$why" ]; then
+			echo "unavailable=$why" >>"$wdir/workload.env"
+			skipped+="${skipped:+; }$wl: $why" nskip=$((nskip + 1))
+			echo "   $name/$wl: skipped by the harness: $why"
+		elif [ "$rc" != 0 ]; then
+			st="failed: kfdmp $wl exited $rc"
+		fi
 		if kernel_log_since "$marker" | grep -Eq "$TROUBLE_STOP"; then
 			st="failed: the kernel log reports a GPU reset or hang (see kernel.log); stopping the sweep"
 			STOP_ALL=1
@@ -941,6 +1311,14 @@ run_config() {
 	stop_queue_sampler
 	for p in mp_stats hqds rls; do snapshot "$p" "$cdir/$p.after"; done
 	kernel_log_since "$marker" >"$cdir/kernel.log"
+	if [ "$st" = ok ] && [ -n "$skipped" ]; then
+		if [ "$nskip" -ge "$(wc -w <<<"$WORKLOADS")" ]; then
+			st="skipped: $skipped"
+			echo "$st" >"$cdir/status"; echo "   $name: $st"
+			return 0
+		fi
+		echo "partial=$skipped" >>"$cdir/config.env"
+	fi
 	echo "$st" >"$cdir/status"
 	echo "   $name: $st"
 	[ "$st" = ok ]
@@ -982,6 +1360,17 @@ write_run_env() {
 		echo "matrix=${MATRIX#"$ROOT"/}"
 		echo "configs=$(printf '%s\n' "${MATRIX_ROWS[@]}" | cut -f1 | tr '\n' ' ' | sed 's/ $//')"
 		echo "workloads=$WORKLOADS"
+		echo "phase=$PHASE"
+		echo "gpu=${GPU:-}"
+		echo "gpu_id=${GPU_ID:-}"
+		echo "gpu_pci=${GPU_PCI:-}"
+		echo "workload_gpu=${WORKLOAD_GPU:-${GPU:-}}"
+		local w
+		for w in $WORKLOADS; do
+			[ -z "${EXEC_CMD[$w]:-}" ] || echo "exec_$w=${EXEC_CMD[$w]}"
+		done
+		echo "reference=${REFERENCE:-}"
+		echo "container=${CONTAINER:-}"
 		if [ "$TENANT" = 1 ]; then
 			echo "tenant=1"
 			echo "tenant_critical=$TENANT_CRITICAL"
@@ -1021,8 +1410,8 @@ on_exit() {
 # sudo_line: how to run this as root, as the user typed it.
 sudo_line() {
 	if [ -n "${MAKELEVEL:-}" ]; then
-		printf 'sudo make %s%s%s%s' "$([ "$TENANT" = 1 ] && echo testbox-tenant || echo testbox)" "${USER_KSRC:+ KSRC=$USER_KSRC}" \
-			"$([ "$TENANT" = 1 ] && [ -n "$TENANT_RATE" ] && echo " TENANT_RATE=$TENANT_RATE")" \
+		printf 'sudo make %s%s%s%s%s' "$([ "$TENANT" = 1 ] && echo testbox-tenant || echo testbox)" "${USER_KSRC:+ KSRC=$USER_KSRC}" \
+			"$([ "$TENANT" = 1 ] && [ -n "$TENANT_RATE" ] && echo " TENANT_RATE=$TENANT_RATE")" "$MAKE_VARS_GIVEN" \
 			"${TESTBOX_ARGS_GIVEN:+ TESTBOX_ARGS=\"$TESTBOX_ARGS_GIVEN\"}"
 	else
 		printf 'sudo %s' "$(q "$0" "${ORIG_ARGS[@]}" | sed 's/ $//')"
@@ -1034,6 +1423,9 @@ sudo_line() {
 # tool of the box path (scripts/check-box.sh, read-only).
 need_root() {
 	if [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
+		if [ "$PHASE" = host ]; then
+			die "a real run reads every process's GPU use (/proc, $KFD_SYSFS/proc) and traces, and needs root; nothing was built or changed. Run: $(sudo_line)"
+		fi
 		die "a real run loads and unloads kernel modules and needs root; nothing was built or changed. Run: $(sudo_line)"
 	fi
 }
@@ -1050,7 +1442,7 @@ preflight() {
 	fi
 	[ "${KFDMP_PREFLIGHT_DONE:-0}" = 0 ] || return 0
 	step "preflight (scripts/check-box.sh)"
-	if ! KVER=$KVER KDIR=$KDIR "$ROOT/scripts/check-box.sh" testbox | sed 's/^/   /'; then
+	if ! KVER=$KVER KDIR=$KDIR "$ROOT/scripts/check-box.sh" "$([ "$PHASE" = host ] && echo host || echo testbox)" | sed 's/^/   /'; then
 		if [ "$DRY" = 1 ]; then check preflight fail "a tool is missing or too old (above): a real run stops here"
 		else die "the preflight failed (above): nothing was built or changed"; fi
 	else
@@ -1058,46 +1450,64 @@ preflight() {
 	fi
 }
 
-cmd_run() {
-	local row name params desc failed=0 rc m
-	need_root
-	RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
-	STARTED=$(date -u +%FT%TZ)
-	if [ -z "$OUT" ]; then
-		if [ "$DRY" = 1 ]; then OUT=$BUILD/testbox/dry-run; else OUT=$BUILD/testbox/$RUN_ID; fi
-	fi
-	# A dry run starts from an empty directory; it never deletes one it
-	# did not make.
-	if [ "$DRY" = 1 ] && [ -d "$OUT" ]; then
-		if [ -f "$OUT/run.env" ] && grep -q '^dry_run=1$' "$OUT/run.env"; then rm -rf "$OUT"
-		elif [ -n "$(ls -A "$OUT")" ]; then die "--out $OUT is not empty and not an earlier dry run"; fi
-	fi
-	mkdir -p "$OUT"
-	OUT=$(cd "$OUT" && pwd)
-	CHECKS_FILE=$OUT/box-checks.tsv
-	: >"$CHECKS_FILE"
-	echo "testbox: run $RUN_ID -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is built, loaded or measured)')"
-	preflight
-	load_matrix
-	step "matrix ${MATRIX#"$ROOT"/}: ${#MATRIX_ROWS[@]} configurations"
-	printf '   %s\n' "${MATRIX_ROWS[@]//$'\t'/ | }"
+# phase_banner: what this run does to the box, before it does anything.
+phase_banner() {
+	case $PHASE in
+	host) echo "testbox: phase 1 (the host arms): on the driver already loaded, on GPU $GPU only. Nothing is built, unloaded, loaded or switched; the other GPUs and their containers keep serving. The driver arms are phase 2 (PHASE=driver): they need the whole box." ;;
+	driver) echo "testbox: phase 2 (the driver arms): every arm unloads amdgpu and loads the series' driver: ALL $(gpu_nodes | wc -l) GPU(s) of this box stop until the stock driver is back, and every process using any GPU (in containers too) must be stopped first." ;;
+	all) echo "testbox: every arm the driver way (--phase all): each unloads amdgpu and loads the series' driver: ALL $(gpu_nodes | wc -l) GPU(s) of this box stop until the stock driver is back, and every process using any GPU (in containers too) must be stopped first." ;;
+	esac
+}
 
-	check_box
-	if [ "$DRY" = 0 ] && [ "$CHECK_FAILS" -gt 0 ]; then
-		write_run_env
-		echo "testbox: $CHECK_FAILS box check(s) failed; nothing was built or loaded" >&2
-		exit 1
+# arm_in_phase: does the current arm run in this run's phase? Phase 2
+# runs the driver arms and the reference (baseline) arm, on the series'
+# driver, so that every effect is against the same driver.
+arm_in_phase() {
+	case $PHASE in
+	all) return 0 ;;
+	host) [ "$ARM_PHASE" = host ] ;;
+	driver) [ "$ARM_PHASE" = driver ] || [ "$ARM_HYP" = baseline ] ;;
+	esac
+}
+
+# arm_skip_phase CDIR: an arm of the other phase: listed, with why.
+arm_skip_phase() {
+	local cdir=$1 why
+	mkdir -p "$cdir"
+	printf 'hypothesis=%s\npartition=%s\nkfdmp_args=%s\nphase=%s\nphase_why=%s\n' "$ARM_HYP" "${ARM_PART:--}" "$ARM_KFDMP_ARGS" \
+		"$ARM_PHASE" "$ARM_PHASE_WHY" >"$cdir/arm.env"
+	if [ "$ARM_PHASE" = driver ]; then
+		why="phase 2 (driver arm: $ARM_PHASE_WHY); it needs the whole box: PHASE=driver (--driver-arms)"
+	else
+		why="phase 1 (host arm: no driver parameter): PHASE=host runs it on the driver already loaded"
 	fi
-	if [ "$STACK" = dkms ] && [ "$TREE_STATE" = modified ] && [ -z "$SRC_MODIFIED" ] && [ "$ACCEPT_LOCAL_EDITS" = 1 ]; then
-		step "the series on the locally edited tree (scripts/port-series.sh)"
-		local port=(scripts/port-series.sh --keep-going --force --work "$BUILD/port/testbox-$RUN_ID" --report "$OUT/port-report.txt" "$SRC")
-		if [ "$DRY" = 1 ]; then would "${port[@]}"
-		else
-			rc=0
-			(cd "$ROOT" && "${port[@]}") >"$OUT/port.log" 2>&1 || rc=$?
-			check port "$([ "$rc" = 0 ] && echo ok || echo warn)" "$([ "$rc" = 0 ] && echo "every patch applies to the edited tree" || echo "conflicts with the local edits (exit $rc)"); $OUT/port-report.txt"
-		fi
+	echo "skipped: $why" >"$cdir/status"
+	echo "   $name: skipped: $why"
+}
+
+# reference_into_container: the reference workloads' script and helper
+# into the container they run in.
+reference_into_container() {
+	local f
+	[ -n "$CONTAINER" ] || return 0
+	step "the reference workloads into container $CONTAINER ($CONTAINER_DIR)"
+	if [ "$DRY" = 1 ]; then
+		would docker exec "$CONTAINER" mkdir -p "$CONTAINER_DIR"
+		would docker cp "$PYTHON_DIR/kfdmp_reference.py" "$CONTAINER:$CONTAINER_DIR/"
+		would docker cp "$PYTHON_DIR/kfdmp_worker$([ -d "$PYTHON_DIR/kfdmp_worker" ] || echo .py)" "$CONTAINER:$CONTAINER_DIR/"
+		return 0
 	fi
+	would docker exec "$CONTAINER" mkdir -p "$CONTAINER_DIR" || die "docker exec $CONTAINER mkdir -p $CONTAINER_DIR failed; nothing was measured"
+	for f in kfdmp_reference.py kfdmp_worker; do
+		[ -e "$PYTHON_DIR/$f" ] || f=$f.py
+		would docker cp "$PYTHON_DIR/$f" "$CONTAINER:$CONTAINER_DIR/" || die "docker cp $PYTHON_DIR/$f $CONTAINER:$CONTAINER_DIR/ failed; nothing was measured"
+	done
+}
+
+# build_driver: phase 2: the series' driver (or the module set given), its
+# vermagic, and the parameters of the selected arms (cmd_run's locals:
+# failed, rc, m).
+build_driver() {
 	step "build$([ "$STACK" = dkms ] && echo ": the amdgpu-dkms stack (amdgpu and its companions)")"
 	if [ "$DO_BUILD" = 1 ] && [ "$STACK" = dkms ]; then
 		# the other path of make modules: KSRC an amdgpu-dkms source
@@ -1147,6 +1557,54 @@ cmd_run() {
 	else
 		validate_params --strict || failed=1
 	fi
+}
+
+cmd_run() {
+	local row name params desc failed=0 rc m
+	phase_banner
+	need_root
+	RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+	STARTED=$(date -u +%FT%TZ)
+	if [ -z "$OUT" ]; then
+		if [ "$DRY" = 1 ]; then OUT=$BUILD/testbox/dry-run; else OUT=$BUILD/testbox/$RUN_ID; fi
+	fi
+	# A dry run starts from an empty directory; it never deletes one it
+	# did not make.
+	if [ "$DRY" = 1 ] && [ -d "$OUT" ]; then
+		if [ -f "$OUT/run.env" ] && grep -q '^dry_run=1$' "$OUT/run.env"; then rm -rf "$OUT"
+		elif [ -n "$(ls -A "$OUT")" ]; then die "--out $OUT is not empty and not an earlier dry run"; fi
+	fi
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd)
+	CHECKS_FILE=$OUT/box-checks.tsv
+	: >"$CHECKS_FILE"
+	echo "testbox: run $RUN_ID -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is built, loaded or measured)')"
+	preflight
+	load_matrix
+	step "matrix ${MATRIX#"$ROOT"/}: ${#MATRIX_ROWS[@]} configurations"
+	printf '   %s\n' "${MATRIX_ROWS[@]//$'\t'/ | }"
+
+	check_box
+	if [ "$DRY" = 0 ] && [ "$CHECK_FAILS" -gt 0 ]; then
+		write_run_env
+		echo "testbox: $CHECK_FAILS box check(s) failed; nothing was built or loaded" >&2
+		exit 1
+	fi
+	if [ "$PHASE" = host ]; then
+		step "build"
+		echo "   phase 1: no driver is built or loaded (the arms run on the driver already loaded)"
+	fi
+	if [ "$PHASE" != host ] && [ "$STACK" = dkms ] && [ "$TREE_STATE" = modified ] && [ -z "$SRC_MODIFIED" ] && [ "$ACCEPT_LOCAL_EDITS" = 1 ]; then
+		step "the series on the locally edited tree (scripts/port-series.sh)"
+		local port=(scripts/port-series.sh --keep-going --force --work "$BUILD/port/testbox-$RUN_ID" --report "$OUT/port-report.txt" "$SRC")
+		if [ "$DRY" = 1 ]; then would "${port[@]}"
+		else
+			rc=0
+			(cd "$ROOT" && "${port[@]}") >"$OUT/port.log" 2>&1 || rc=$?
+			check port "$([ "$rc" = 0 ] && echo ok || echo warn)" "$([ "$rc" = 0 ] && echo "every patch applies to the edited tree" || echo "conflicts with the local edits (exit $rc)"); $OUT/port-report.txt"
+		fi
+	fi
+	[ "$PHASE" = host ] || build_driver
 	step "harness"
 	if [ "$BUILD_HARNESS" = 0 ]; then
 		echo "   using the harness in $HARNESS_DIR (--harness-dir)"
@@ -1171,18 +1629,24 @@ cmd_run() {
 		mkdir -p "$(dirname "$STATE_DIR")"
 		exec {LOCK_FD}>"$STATE_DIR.lock"
 		flock -n "$LOCK_FD" || die "another testbox run holds $STATE_DIR.lock"
+		if [ -f "$STATE" ] && [ "$PHASE" = host ]; then
+			die "a previous phase-2 run left $STATE (the box may not be on its stock driver): sudo make testbox-restore first; phase 1 never unloads anything"
+		fi
 		if [ -f "$STATE" ]; then
 			echo "testbox: a previous run left $STATE; restoring first"
 			restore || die "restore of the previous run failed"
 		fi
 		trap on_exit EXIT
 		trap on_signal INT TERM
-		save_state "$(amdgpu_loaded && ! ours_loaded && echo 1 || echo 0)"
+		# Phase 1 changes no driver state: nothing to restore.
+		[ "$PHASE" = host ] || save_state "$(amdgpu_loaded && ! ours_loaded && echo 1 || echo 0)"
 	fi
+	reference_into_container
 
 	for row in "${MATRIX_ROWS[@]}"; do
 		# Not `read`: a tab is IFS white space, and an empty field would vanish.
 		arm_fields "$row"
+		arm_in_phase || { arm_skip_phase "$OUT/configs/$name"; continue; }
 		arm_begin "$OUT/configs/$name" || continue
 		run_config "$name" "$params" "$desc" || failed=1
 		[ "$STOP_ALL" = 0 ] || { echo "testbox: stopping the sweep after $name" >&2; break; }

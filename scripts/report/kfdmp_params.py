@@ -39,7 +39,9 @@ import sys
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PARAM_RE = re.compile(r"^\??([a-z_][a-z0-9_]*)=(\S+)$")  # ?NAME=VALUE: optional (issue 17)
 # Hypothesis-matrix fields 4-6 (optional): hypothesis | compute partition | kfdmp options.
-HYPOTHESES = ("baseline", "xcc_l2_sharing", "hws_oversubscription", "submit_path", "preemption", "switches")
+HYPOTHESES = ("baseline", "xcc_l2_sharing", "hws_oversubscription", "submit_path", "preemption", "switches",
+              # issue 24: host-side causes, and the arm that only makes a default explicit
+              "host_threads", "cpu_placement", "idle_queues", "noise_floor")
 PARTITIONS = ("-", "SPX", "DPX", "QPX", "CPX")
 
 

@@ -4,7 +4,9 @@
 # prints what it would load and run, and generates the report from the
 # recorded sample (tests/testbox/sample). It must fail when the report
 # generator fails, when a configuration has a value its parameter refuses,
-# and on a bad selection.
+# and on a bad selection. Phase 1 (the default, issue 24): the host arms of
+# the matrix, no module operation, the driver arms listed as phase 2;
+# phase 2 and --phase all: an insmod per arm, as before.
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -13,13 +15,44 @@ set -euo pipefail
 tb=$root/scripts/testbox.sh
 scratch dry-run-test
 
-# --- the whole dry run -----------------------------------------------------------------
-if "$tb" --dry-run --out "$tmp/dry" >"$tmp/dry.log" 2>&1; then
-	ok "the dry run exits 0"
+# --- phase 1, the default (issue 24) ----------------------------------------------------------
+# Host arms: no amdgpu parameter, partition SPX or none (the rule of matrix.conf).
+mapfile -t host < <(python3 "$root/scripts/report/kfdmp_params.py" list "$root/tests/testbox/matrix.conf" | awk -F'\t' '$2 == "" && ($5 == "SPX" || $5 == "-") { print $1 }')
+mapfile -t all < <(python3 "$root/scripts/report/kfdmp_params.py" list "$root/tests/testbox/matrix.conf" | cut -f1)
+if "$tb" --dry-run --out "$tmp/p1" >"$tmp/p1.log" 2>&1; then ok "the phase-1 dry run exits 0"; else cat "$tmp/p1.log"; bad "the phase-1 dry run failed"; fi
+head -n 1 "$tmp/p1.log" | grep -q '^testbox: phase 1 (the host arms): on the driver already loaded, on GPU 0 only' &&
+	ok "phase 1 says so first" || bad "phase 1: first line $(head -n 1 "$tmp/p1.log")"
+! grep -qE 'would run: (rmmod|insmod|modprobe|make -C .* modules)' "$tmp/p1.log" && ok "phase 1: no rmmod, insmod, modprobe or module build" ||
+	bad "phase 1: $(grep -E 'would run: (rmmod|insmod|modprobe|make)' "$tmp/p1.log" | head -3)"
+n=$(grep -c '\[dry-run\] would run: .*/scripts/trace.sh record .* -- .*/kfdmp --workload .* --devices 0' "$tmp/p1.log" || true)
+[ "$n" = $((2 * ${#host[@]})) ] && ok "phase 1: a kfdmp per host arm (${#host[@]}: ${host[*]}) and workload, on GPU 0 ($n)" || bad "phase 1: $n kfdmp lines for ${#host[@]} host arms"
+n=$(grep -c ': skipped: phase 2 (driver arm: ' "$tmp/p1.log" || true)
+[ "$n" = $((${#all[@]} - ${#host[@]})) ] && ok "phase 1: the $n driver arms are listed as phase 2" || bad "phase 1: $n arms listed as phase 2"
+for a in threads1:'--cpu-threads 1' threads-auto:'--cpu-threads auto' pin-numa:'--pin numa' idle-queues:'--idle-procs 2' hwq4:'--hw-queues 4'; do
+	grep -q -- "configs/${a%%:*}/latency --devices 0 ${a#*:}\$" "$tmp/p1.log" || bad "phase 1: arm ${a%%:*} without ${a#*:}"
+done
+grep -q '^hypothesis=noise_floor$' "$tmp/p1/configs/hwq4/arm.env" && grep -q '^hypothesis=idle_queues$' "$tmp/p1/configs/idle-queues/arm.env" &&
+	grep -q '^phase=driver$' "$tmp/p1/configs/cpx/arm.env" && ok "the host arms run with their options; arm.env has hypothesis and phase" || bad "arm.env"
+rc=0; "$tb" --dry-run --out "$tmp/wl" --gpu 3 --configs stock --no-trace --exec "docker exec -i svc python3 bench.py" >"$tmp/wl.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && grep -q 'would run: .*/kfdmp --exec docker exec -i svc python3 bench.py --procs 1,2,4,8 .* --out .*/configs/stock/exec --devices 3$' "$tmp/wl.log" &&
+	ok "--exec CMD --gpu 3: kfdmp --exec CMD --devices 3, workload exec" || { tail -n 20 "$tmp/wl.log"; bad "--exec: exit $rc"; }
+rc=0; "$tb" --dry-run --out "$tmp/ref" --configs stock --no-trace --reference gpt2,mi300x-8.7ms --container svc >"$tmp/ref.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && grep -q "would run: docker cp $root/tests/harness/python/kfdmp_reference.py svc:/tmp/kfdmp-testbox/" "$tmp/ref.log" &&
+	grep -q 'would run: .*/kfdmp --exec docker exec -i svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --model gpt2 .*/configs/stock/gpt2 ' "$tmp/ref.log" &&
+	grep -q 'would run: .*/kfdmp --exec docker exec -i svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --preset mi300x-8.7ms .*/configs/stock/mi300x-8.7ms ' "$tmp/ref.log" &&
+	grep -qE 'reference +ok +gpt2,mi300x-8.7ms: .*/tests/harness/python/kfdmp_reference.py and kfdmp_worker, copied into svc:/tmp/kfdmp-testbox' "$tmp/ref.log" &&
+	ok "--reference gpt2,mi300x-8.7ms --container svc: the harness's script and helper copied in, one exec workload each (--model, --preset)" ||
+	{ grep -E 'docker|reference|kfdmp ' "$tmp/ref.log" | head; bad "--reference: exit $rc"; }
+rc=0; "$tb" --dry-run --out "$tmp/badp" --phase 3 >"$tmp/badp.log" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q "PHASE: host (phase 1, the default), driver (phase 2, --driver-arms) or all (got '3')" "$tmp/badp.log" && ok "--phase 3: refused, naming the choices" || bad "--phase 3: exit $rc"
+
+# --- the whole matrix the driver way (--phase all: every arm an insmod) ----------------------------
+if "$tb" --dry-run --phase all --out "$tmp/dry" >"$tmp/dry.log" 2>&1; then
+	ok "the dry run (--phase all) exits 0"
 else
 	cat "$tmp/dry.log"; bad "the dry run failed"
 fi
-mapfile -t configs < <(python3 "$root/scripts/report/kfdmp_params.py" list "$root/tests/testbox/matrix.conf" | cut -f1)
+configs=("${all[@]}")
 for c in "${configs[@]}"; do
 	grep -q "^== configuration $c:" "$tmp/dry.log" || bad "no step for configuration $c"
 done
@@ -39,13 +72,13 @@ grep -qE '^(root|kernel|headers|gpu|amdgpu-users|params)	(ok|warn|fail|info|skip
 	ok "box-checks.tsv: $(cut -f1,2 "$tmp/dry/box-checks.tsv" | tr '\t\n' ': ')" || bad "box-checks.tsv format"
 grep -q '^dry_run=1$' "$tmp/dry/run.env" && ok "run.env says dry_run=1" || bad "run.env"
 # The same directory again: an earlier dry run is replaced.
-"$tb" --dry-run --out "$tmp/dry" >/dev/null 2>&1 && ok "a second dry run into the same directory works" || bad "second dry run"
+"$tb" --dry-run --phase all --out "$tmp/dry" >/dev/null 2>&1 && ok "a second dry run into the same directory works" || bad "second dry run"
 mkdir -p "$tmp/notempty" && echo x >"$tmp/notempty/keep"
 "$tb" --dry-run --out "$tmp/notempty" >/dev/null 2>&1 && bad "the dry run used a non-empty directory" ||
 	{ [ -f "$tmp/notempty/keep" ] && ok "a non-empty --out that is not a dry run is refused and left alone" || bad "deleted a user's file"; }
 
 # --- selection ----------------------------------------------------------------------------
-"$tb" --dry-run --out "$tmp/sel" --configs all,stock --workloads latency --no-trace >"$tmp/sel.log" 2>&1 || bad "--configs all,stock failed"
+"$tb" --dry-run --phase all --out "$tmp/sel" --configs all,stock --workloads latency --no-trace >"$tmp/sel.log" 2>&1 || bad "--configs all,stock failed"
 [ "$(grep '^== configuration ' "$tmp/sel.log" | cut -d' ' -f3 | tr '\n' ' ')" = "all: stock: " ] &&
 	ok "--configs all,stock runs those two, in that order" || bad "--configs selection: $(grep '^== configuration ' "$tmp/sel.log")"
 grep -q 'would run: .*/kfdmp --workload latency' "$tmp/sel.log" && ! grep -q 'trace.sh record' "$tmp/sel.log" &&

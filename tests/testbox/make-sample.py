@@ -61,8 +61,17 @@ RATIOS = {
     ("hwq4", "saturate"): (1.0, 0.97, 0.94, 0.88),
     ("graph", "latency"): (1.0, 0.75, 0.52, 0.80),
     ("graph", "saturate"): (1.0, 0.97, 0.94, 0.88),
+    # Host-side arms (issue 24): threads, NUMA pinning, the idle-queue tax.
+    ("threads1", "latency"): (1.0, 0.80, 0.58, 0.83),
+    ("threads1", "saturate"): (1.0, 0.97, 0.94, 0.88),
+    ("threads-auto", "latency"): (1.0, 0.79, 0.57, 0.82),
+    ("threads-auto", "saturate"): (1.0, 0.97, 0.94, 0.88),
+    ("pin-numa", "latency"): (1.0, 0.76, 0.53, 0.80),
+    ("pin-numa", "saturate"): (1.0, 0.97, 0.94, 0.88),
+    ("idle-queues", "latency"): (1.0, 0.70, 0.47, 0.74),
+    ("idle-queues", "saturate"): (1.0, 0.96, 0.92, 0.86),
 }
-ARM_BASE = {"dpx": 0.52, "cpx": 0.27}
+ARM_BASE = {"dpx": 0.52, "cpx": 0.27, "idle-queues": 0.92}
 BASE_QPS = {"latency": 115.5, "saturate": 41.8}
 UNMAP_SHARE = {"queued-rl": 0.45, "all": 0.42}  # others: 1.0
 PROCS = (1, 2, 4, 8)

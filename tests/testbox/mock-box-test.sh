@@ -64,7 +64,9 @@ touch "$KDIR/Makefile" "$KFDMP_KMSG"
 echo "fake module" >"$tmp/amdgpu.ko"
 
 # --- stubs ----------------------------------------------------------------------------
-stub() { printf '#!/usr/bin/env bash\nset -eu\n%s\n' "$2" >"$tmp/bin/$1"; chmod +x "$tmp/bin/$1"; }
+# Every stub logs its call to $MOCK/calls.log first (phase 1: "nothing is
+# unloaded" is no rmmod/modprobe/insmod/dkms line there).
+stub() { printf '#!/usr/bin/env bash\nset -eu\necho "%s $*" >>"$MOCK/calls.log"\n%s\n' "$1" "$2" >"$tmp/bin/$1"; chmod +x "$tmp/bin/$1"; }
 # load_driver ours|stock [PARAM=VALUE...]: the fake driver appears.
 cat >"$tmp/bin/mock-load" <<'EOF'
 #!/usr/bin/env bash
@@ -158,6 +160,20 @@ stub uname '[ "${1:-}" = -r ] && echo "$KVER" || /bin/uname "$@"'
 stub id '[ "${1:-}" = -u ] && echo 0 || /usr/bin/id "$@"'
 stub dkms '[ "${1:-}" = status ] && echo "amdgpu/6.12.12-2194681.el8, $KVER, x86_64: installed"; exit 0'
 stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exit 0'
+# docker (issue 24): containers are directories $MOCK/containers/NAME; a
+# path inside one is that directory + the path. inspect, cp and exec -i
+# (which runs the command here, its paths mapped) are logged to docker.log.
+stub docker 'case $1 in
+inspect) c=${!#}; [ -d "$MOCK/containers/$c" ] || { echo "Error: No such object: $c" >&2; exit 1; }; echo true ;;
+cp) c=${3%%:*}; [ -d "$MOCK/containers/$c" ] || { echo "Error: No such container: $c" >&2; exit 1; }
+	echo "cp $2 $3" >>"$MOCK/docker.log"; mkdir -p "$MOCK/containers/$c${3#*:}"; cp -r "$2" "$MOCK/containers/$c${3#*:}" ;;
+exec) shift; while [ "${1#-}" != "$1" ]; do shift; done; c=$1; shift
+	[ -d "$MOCK/containers/$c" ] || { echo "Error: No such container: $c" >&2; exit 1; }
+	echo "exec $c $*" >>"$MOCK/docker.log"
+	args=(); for a in "$@"; do case $a in /*) [ ! -e "$MOCK/containers/$c$a" ] && [ "$1" != mkdir ] || a=$MOCK/containers/$c$a ;; esac; args+=("$a"); done
+	exec "${args[@]}" ;;
+*) echo "docker $1: not in the mock" >&2; exit 1 ;;
+esac'
 # The harness: kfdmp copies the sample's results; MOCK_KFDMP_SLEEP makes it wait.
 # Tenant mode (--critical): MOCK_TENANT ok (default) copies the fixture,
 # skip the one whose sched arm the harness skipped, fail exits 1 with no
@@ -165,10 +181,35 @@ stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exi
 cat >"$tmp/harness/kfdmp" <<'EOF'
 #!/usr/bin/env bash
 set -eu
-out= wl= crit=
+out= wl= crit= exe=
 echo "$*" >>"$MOCK/kfdmp-args.log"
-while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift ;; --workload) wl=$2; shift ;; --critical) crit=$2; shift ;; esac; shift; done
+env_lines=() opt_lines=()
+while [ $# -gt 0 ]; do case $1 in --out) out=$2; shift ;; --workload) wl=$2; shift ;; --critical) crit=$2; shift ;;
+	--exec) exe=$2; shift ;;
+	--hw-queues) env_lines+=("env GPU_MAX_HW_QUEUES=$2"); shift ;;
+	--cpu-threads) env_lines+=("env OMP_NUM_THREADS=$2"); opt_lines+=("option threads=$2"); shift ;;
+	--graph) opt_lines+=("option graph=1") ;;
+	esac; shift; done
 mkdir -p "$out"
+# An exec workload (issue 24), as kfdmp --exec drives it (docs/exec-workers.md,
+# one worker, one query): an "unsupported" answer makes the run unavailable.
+if [ -n "$exe" ]; then
+	echo "$exe" >>"$MOCK/exec.log"
+	coproc W { sh -c "$exe"; }
+	{ echo "kfdmp 1 hello index=0 workers=1"; for l in "${env_lines[@]}" "${opt_lines[@]}"; do echo "$l"; done; echo "config end"; } >&"${W[1]}"
+	read -r -t 10 line <&"${W[0]}" || line="(nothing)"
+	case $line in
+	"kfdmp 1 ready"*) ;;
+	"kfdmp 1 unsupported "*) set -- $line
+		printf '{"schema": 4, "status": "unavailable", "reason": "%s"}\n' "the workload cannot take ${4}: ${*:5}" >"$out/results.json"
+		echo stop >&"${W[1]}"; wait "$W_PID" || true; echo "kfdmp: unavailable"; exit 0 ;;
+	*) echo "kfdmp: worker 0 broke the protocol: $line" >&2; exit 1 ;;
+	esac
+	echo "query 1" >&"${W[1]}"; read -r -t 10 line <&"${W[0]}"
+	[ "$line" = "done 1" ] || { echo "kfdmp: worker 0: $line" >&2; exit 1; }
+	echo stop >&"${W[1]}"; wait "$W_PID" || true
+	wl=latency
+fi
 if [ -n "$crit" ]; then
 	case ${MOCK_TENANT:-ok} in
 	fail) echo "kfdmp: worker 3 exited with status 134 (mock)" >&2; exit 1 ;;
@@ -188,6 +229,7 @@ fi
 # loaded machine a sampler that saw the directory half made, or not at
 # all, failed the queues.tsv check.
 mkdir -p "$KFDMP_KFD_SYSFS/proc/.777/queues/0" "$KFDMP_KFD_SYSFS/proc/.777/queues/1"
+[ -z "${MOCK_GPU_ID:-}" ] || for q in 0 1; do echo "$MOCK_GPU_ID" >"$KFDMP_KFD_SYSFS/proc/.777/queues/$q/gpuid"; done
 mv "$KFDMP_KFD_SYSFS/proc/.777" "$KFDMP_KFD_SYSFS/proc/777"
 sleep 2
 cp "$MOCK_SAMPLE/configs/stock/$wl/results.json" "$out/results.json"
@@ -206,13 +248,184 @@ export KFDMP_PREFLIGHT_DONE=1
 export KFDMP_EFIVARS=$MOCK/efivars KFDMP_LOCKDOWN=$MOCK/lockdown KFDMP_SIG_ENFORCE=$MOCK/sig_enforce KFDMP_PROC=$MOCK/proc
 
 cat >"$tmp/matrix.conf" <<'EOF'
-stock | - | defaults
+stock | - | defaults | baseline | - |
 all   | kfd_mp=1 | everything
 bad   | kfd_queue_slot_range=512 | a valid value whose insmod the mock box refuses
 EOF
-tb() { "$root/scripts/testbox.sh" "$@" --matrix "$tmp/matrix.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
+# The sections below (full ... partition, dkms) are the driver way: every
+# arm a load of ours (--phase all; phase 2's path).
+tb() { "$root/scripts/testbox.sh" "$@" --phase all --matrix "$tmp/matrix.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
 	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
 stock_back() { [ -d "$KFDMP_MOD_SYSFS" ] && [ ! -e "$KFDMP_MOD_SYSFS/parameters/kfd_mp" ] && [ -e "$KFDMP_KFD_DEV" ]; }
+
+# --- phase 1 (issue 24): the default run leaves the box serving ----------------------------
+# Another fake box, on its stock driver: 8 GPUs (KFD nodes 2-9 after two CPU
+# nodes), each with its PCI device (partition attributes, NUMA node);
+# services with KFD queues and memory on GPUs 0 and 5, one in a Docker
+# container; the user's container "svc" with the service's bench.py, which
+# speaks the exec protocol and cannot take --graph. GPU=3 is under test.
+B=$tmp/box1
+p1env() {
+	MOCK=$B KFDMP_MOD_SYSFS=$B/sys/module/amdgpu KFDMP_KFD_SYSFS=$B/sys/class/kfd/kfd KFDMP_KFD_DEV=$B/dev/kfd \
+		KFDMP_KFD_DEBUGFS=$B/debug/kfd KFDMP_KMSG=$B/kmsg KFDMP_TESTBOX_STATE=$B/run/kfdmp-testbox \
+		KFDMP_PCI_DEVICES=$B/sys/bus/pci/devices KFDMP_PROC=$B/proc KFDMP_PYTHON_DIR=$B/python MOCK_GPU_ID=13333 "$@"
+}
+mkbox1() {
+	local i n k d pci
+	rm -rf "$B"
+	k=$B/sys/class/kfd/kfd
+	mkdir -p "$B/sys/module/amdgpu/parameters" "$B/sys/module/amdgpu/holders" "$B/dev" "$B/run" "$B/debug/kfd" "$k/proc" \
+		"$B/containers/svc/srv" "$B/python"
+	echo 0 >"$B/sys/module/amdgpu/parameters/sched_policy"; echo 0 >"$B/sys/module/amdgpu/parameters/mes"
+	echo 6.12.12-2194681.el8 >"$B/sys/module/amdgpu/version"; echo 14 >"$B/sys/module/amdgpu/refcnt"
+	touch "$B/dev/kfd" "$B/kmsg"
+	for n in 0 1; do mkdir -p "$k/topology/nodes/$n"; echo 0 >"$k/topology/nodes/$n/gpu_id"; echo "cpu_cores_count 112" >"$k/topology/nodes/$n/properties"; done
+	for i in 0 1 2 3 4 5 6 7; do
+		n=$((i + 2)) d=$k/topology/nodes/$((i + 2)) pci=$(printf '0000:%02x:00.0' $((0x0c + i * 0x10)))
+		mkdir -p "$d" "$B/sys/bus/pci/devices/$pci"
+		echo $((10000 + i * 1111)) >"$d/gpu_id"
+		printf 'gfx_target_version 90402\nlocation_id %d\ndomain 0\ndrm_render_minor %d\n' $(((0x0c + i * 0x10) << 8)) $((128 + i)) >"$d/properties"
+		echo SPX >"$B/sys/bus/pci/devices/$pci/current_compute_partition"
+		echo "SPX, DPX, CPX" >"$B/sys/bus/pci/devices/$pci/available_compute_partition"
+		echo NPS1 >"$B/sys/bus/pci/devices/$pci/current_memory_partition"
+		echo $((i / 4)) >"$B/sys/bus/pci/devices/$pci/numa_node"
+	done
+	# services on GPU 0 (in a container) and GPU 5: queues and memory
+	for i in 5001:10000 5002:15555; do
+		n=${i%%:*} d=$k/proc/${i%%:*}
+		mkdir -p "$d/queues/0" "$d/queues/1" "$B/proc/$n"
+		echo "${i#*:}" >"$d/queues/0/gpuid"; echo "${i#*:}" >"$d/queues/1/gpuid"
+		for g in 10000 11111 12222 13333 14444 15555 16666 17777; do echo 0 >"$d/vram_$g"; done
+		echo 2147483648 >"$d/vram_${i#*:}"
+		echo python3 >"$B/proc/$n/comm"
+	done
+	echo "0::/system.slice/docker-aaaaaaaaaaaabbbbbbbbbbbb.scope" >"$B/proc/5001/cgroup"
+	cat >"$B/containers/svc/srv/bench.py" <<'PY'
+import sys
+opts = {}
+for line in sys.stdin:
+    w = line.split()
+    if not w or w[0] == "kfdmp":
+        continue
+    if w[0] == "option":
+        k, _, v = w[1].partition("=")
+        opts[k] = v
+    elif w[0] == "config":
+        if opts.get("graph") == "1":
+            print("kfdmp 1 unsupported graph this service does not capture graphs")
+            sys.stdout.flush()
+            sys.exit(0)
+        print("kfdmp 1 ready device=mock")
+    elif w[0] == "query":
+        print("done " + w[1])
+    elif w[0] == "stop":
+        break
+    sys.stdout.flush()
+PY
+	cp "$B/containers/svc/srv/bench.py" "$B/python/kfdmp_reference.py"
+	echo "# stand-in of the harness's helper" >"$B/python/kfdmp_worker.py"
+}
+# parts: every GPU's partition attributes with their modification times.
+parts() { find "$B/sys/bus/pci/devices" -name '*_partition' -printf '%p %TY-%Tm-%Td %TT\n' | sort; for f in "$B"/sys/bus/pci/devices/*/current_compute_partition; do cat "$f"; done; }
+cat >"$tmp/p1.conf" <<'EOF'
+stock  | -        | reference | baseline | SPX |
+hwq1   | -        | hardware queues | hws_oversubscription | SPX | --hw-queues 1
+graph  | -        | graph replay | submit_path | SPX | --graph
+cpx    | -        | partition arm | xcc_l2_sharing | CPX | --procs 1,4 --devices 0,1,2,3
+all    | kfd_mp=1 | the switches | switches | SPX |
+EOF
+p1a=(--matrix "$tmp/p1.conf" --harness-dir "$tmp/harness" --no-trace --repeat 1)
+gmk=$(command -v make)
+mkbox1
+parts >"$tmp/parts.before"
+rc=0; p1env "$gmk" -s -C "$root" testbox WORKLOAD="docker exec -i svc python3 /srv/bench.py" GPU=3 \
+	TESTBOX_ARGS="${p1a[*]} --out $tmp/p1" >"$tmp/p1.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && ok "phase 1: sudo make testbox WORKLOAD=\"docker exec -i svc python3 /srv/bench.py\" GPU=3: exit 0" ||
+	{ tail -n 30 "$tmp/p1.log"; bad "phase 1: exit $rc"; }
+head -n 1 "$tmp/p1.log" | grep -q '^testbox: phase 1 (the host arms): on the driver already loaded, on GPU 3 only\. Nothing is built, unloaded, loaded or switched' &&
+	ok "phase 1: says what it does to the box before anything else" || bad "phase 1: first line: $(head -n 1 "$tmp/p1.log")"
+! grep -qE '^(rmmod|insmod|modprobe) |^dkms (add|build|install|remove)' "$B/calls.log" && [ -d "$B/sys/module/amdgpu" ] && [ -e "$B/dev/kfd" ] &&
+	[ "$(cat "$B/sys/module/amdgpu/refcnt")" = 14 ] && grep -q 'no driver is built or loaded' "$tmp/p1.log" &&
+	ok "phase 1: nothing unloaded or loaded: no rmmod/insmod/modprobe call, no dkms but status, no module build, amdgpu and /dev/kfd still there" ||
+	bad "phase 1: module operations: $(grep -E '^(rmmod|insmod|modprobe) |^dkms (add|build|install|remove)' "$B/calls.log" | head -3)"
+parts | cmp -s - "$tmp/parts.before" && ok "phase 1: no partition attribute of any GPU written (modes and times unchanged)" || bad "phase 1: a partition attribute changed"
+n=$(grep -c . "$B/kfdmp-args.log" || true)
+[ "$n" = 3 ] && [ "$(grep -c -- '^--exec docker exec -i svc python3 /srv/bench.py --procs 1,2,4,8 --repeat 1 .* --devices 3\( \|$\)' "$B/kfdmp-args.log")" = 3 ] &&
+	ok "phase 1: kfdmp --exec \"docker exec -i svc python3 /srv/bench.py\" --devices 3, once per host arm (stock, hwq1, graph)" ||
+	bad "phase 1: kfdmp calls: $(cat "$B/kfdmp-args.log")"
+[ "$(grep -c '^exec svc python3 /srv/bench.py$' "$B/docker.log")" = 3 ] && ok "phase 1: the docker stand-in received the exec of the service (3 times)" ||
+	bad "phase 1: docker log: $(cat "$B/docker.log" 2>/dev/null)"
+st() { cat "$1/configs/$2/status" 2>/dev/null; }
+[ "$(st "$tmp/p1" stock)" = ok ] && [ "$(st "$tmp/p1" hwq1)" = ok ] && ok "phase 1: stock and hwq1 ran (ok)" || bad "phase 1: stock $(st "$tmp/p1" stock), hwq1 $(st "$tmp/p1" hwq1)"
+[ "$(st "$tmp/p1" graph)" = "skipped: exec: the workload cannot take graph: this service does not capture graphs" ] &&
+	grep -q '^unavailable=' "$tmp/p1/configs/graph/exec/workload.env" &&
+	ok "phase 1: --graph on a service that answers unsupported: skipped with its reason, not run as stock" || bad "phase 1: graph: $(st "$tmp/p1" graph)"
+grep -q '^skipped: phase 2 (driver arm: it switches the compute partition to CPX: the driver refuses the switch while any process on any GPU' "$tmp/p1/configs/cpx/status" &&
+	grep -q '^skipped: phase 2 (driver arm: it loads amdgpu with kfd_mp=1); it needs the whole box: PHASE=driver' "$tmp/p1/configs/all/status" &&
+	grep -q '^phase=driver$' "$tmp/p1/configs/cpx/arm.env" && grep -q '^phase=host$' "$tmp/p1/configs/stock/arm.env" &&
+	ok "phase 1: the partition and switches arms are listed as phase 2, with why" || bad "phase 1: cpx $(st "$tmp/p1" cpx); all $(st "$tmp/p1" all)"
+grep -q '^compute=SPX$' "$tmp/p1/configs/stock/partition.env" && grep -q '^detail=read only (phase 1): SPX$' "$tmp/p1/configs/stock/partition.env" &&
+	ok "phase 1: GPU 3's mode read (SPX), not written" || bad "phase 1: partition.env: $(cat "$tmp/p1/configs/stock/partition.env")"
+[ "$(cut -f2,3 "$tmp/p1/configs/stock/queues.tsv" | sort -u | tr '\t\n' ': ')" = "777:2 " ] &&
+	ok "phase 1: queues.tsv counts the queues on GPU 3 only (the run's 2; not the services of GPUs 0 and 5)" ||
+	bad "phase 1: queues.tsv: $(sort -u "$tmp/p1/configs/stock/queues.tsv" | head -5)"
+grep -qP '^gpu\tok\tGPU 3: KFD node 5, gpu_id 13333, PCI 0000:3c:00.0, /dev/dri/renderD131, NUMA node 0; 8 GPU\(s\) on the box$' "$tmp/p1/box-checks.tsv" &&
+	grep -qP '^gpu-users\tok\tGPU 3 \(gpu_id 13333\): no process has KFD queues or memory on it' "$tmp/p1/box-checks.tsv" &&
+	grep -qP '^other-gpus\tinfo\tleft serving, not touched: python3\(5001, container docker-aaaaaaaaaaaa\) python3\(5002\)$' "$tmp/p1/box-checks.tsv" &&
+	ok "phase 1: box checks: GPU 3 found from the KFD topology, no user on it; the services on GPUs 0 and 5 named and left alone" ||
+	{ cat "$tmp/p1/box-checks.tsv"; bad "phase 1: box checks"; }
+grep -q '^detail=phase 1 changed no driver state' "$tmp/p1/restore.env" && grep -q '^phase=host$' "$tmp/p1/run.env" &&
+	grep -q '^exec_exec=docker exec -i svc python3 /srv/bench.py$' "$tmp/p1/run.env" && [ -s "$tmp/p1/report/testbox.json" ] &&
+	[ ! -e "$B/run/kfdmp-testbox/state" ] &&
+	ok "phase 1: nothing to restore, no state file; run.env records the phase and the command; the report is written" ||
+	{ cat "$tmp/p1/restore.env"; bad "phase 1: restore/run.env/report"; }
+
+# A process with queues on GPU 3 stops phase 1 before anything runs; GPU 3
+# in CPX skips the arms that need SPX (read, never written); no GPU 9.
+mkdir -p "$B/sys/class/kfd/kfd/proc/5003/queues/0" "$B/proc/5003"
+echo 13333 >"$B/sys/class/kfd/kfd/proc/5003/queues/0/gpuid"; echo rdc-monitor >"$B/proc/5003/comm"
+: >"$B/kfdmp-args.log"
+rc=0; p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --gpu 3 --out "$tmp/p1busy" >"$tmp/p1busy.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qE 'gpu-users +fail +GPU 3 \(gpu_id 13333\) has KFD queues of rdc-monitor\(5003\) \[1 queue\(s\)\]' "$tmp/p1busy.log" &&
+	[ ! -s "$B/kfdmp-args.log" ] && ok "phase 1: a process with queues on GPU 3 (an idle monitor) refuses the run, named; nothing ran" ||
+	{ tail -n 20 "$tmp/p1busy.log"; bad "phase 1: busy GPU 3: exit $rc"; }
+rm -rf "$B/sys/class/kfd/kfd/proc/5003"
+echo CPX >"$B/sys/bus/pci/devices/0000:3c:00.0/current_compute_partition"
+parts >"$tmp/parts.before"
+rc=0; p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --gpu 3 --configs stock --out "$tmp/p1cpx" >"$tmp/p1cpx.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ "$(st "$tmp/p1cpx" stock)" = "skipped: GPU 3 is in CPX, the arm needs SPX: a switch is a phase-2 step (PHASE=driver)" ] &&
+	parts | cmp -s - "$tmp/parts.before" && ok "phase 1: GPU 3 in CPX: the SPX arm is skipped with the reason, nothing written" ||
+	{ tail -n 10 "$tmp/p1cpx.log"; bad "phase 1: cpx gpu: exit $rc, $(st "$tmp/p1cpx" stock)"; }
+echo SPX >"$B/sys/bus/pci/devices/0000:3c:00.0/current_compute_partition"
+rc=0; p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --gpu 9 --out "$tmp/p1g9" >"$tmp/p1g9.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qE 'gpu +fail +no GPU 9: the KFD topology .* has 8 GPU node\(s\) \(GPU=0\.\.7\)' "$tmp/p1g9.log" &&
+	ok "phase 1: GPU=9 on an 8-GPU box is refused with the range" || { tail -n 10 "$tmp/p1g9.log"; bad "phase 1: GPU 9: exit $rc"; }
+
+# The reference workloads inside the user's container: the script and the
+# helper are copied in (docker cp), then run there with docker exec -i.
+: >"$B/docker.log"; : >"$B/kfdmp-args.log"
+rc=0; p1env "$gmk" -s -C "$root" testbox REFERENCE=gpt2 CONTAINER=svc GPU=3 TESTBOX_ARGS="${p1a[*]} --configs stock --out $tmp/p1ref" >"$tmp/p1ref.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ -f "$B/containers/svc/tmp/kfdmp-testbox/kfdmp_reference.py" ] && [ -f "$B/containers/svc/tmp/kfdmp-testbox/kfdmp_worker.py" ] &&
+	grep -q "^cp $B/python/kfdmp_reference.py svc:/tmp/kfdmp-testbox/$" "$B/docker.log" &&
+	ok "reference: sudo make testbox REFERENCE=gpt2 CONTAINER=svc GPU=3: kfdmp_reference.py and kfdmp_worker.py copied into svc:/tmp/kfdmp-testbox" ||
+	{ tail -n 20 "$tmp/p1ref.log"; bad "reference: exit $rc; docker log: $(cat "$B/docker.log")"; }
+grep -q -- '^--exec docker exec -i svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --model gpt2 .* --devices 3$' "$B/kfdmp-args.log" &&
+	grep -q '^exec svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --model gpt2$' "$B/docker.log" && [ -s "$tmp/p1ref/configs/stock/gpt2/results.json" ] &&
+	ok "reference: kfdmp --exec \"docker exec -i svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --model gpt2\": run in the container, results under configs/stock/gpt2" ||
+	bad "reference: kfdmp: $(cat "$B/kfdmp-args.log"); docker: $(cat "$B/docker.log")"
+rc=0; p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --reference gpt2 --container nosuch --out "$tmp/p1nc" >"$tmp/p1nc.log" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -qE 'container +fail +container nosuch is not running' "$tmp/p1nc.log" && ! grep -q nosuch "$B/docker.log" &&
+	ok "reference: a container that is not there refuses the run before anything is copied" || { tail -n 10 "$tmp/p1nc.log"; bad "reference: no container: exit $rc"; }
+rc=0; out=$(p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --container svc --out "$tmp/p1x" 2>&1) || rc=$?
+[ "$rc" != 0 ] && grep -q 'CONTAINER (--container) names where the reference workloads run: give REFERENCE=gpt2' <<<"$out" &&
+	ok "reference: CONTAINER without REFERENCE is refused, saying what to give" || bad "CONTAINER alone: exit $rc: $out"
+# Phase 2 says so before anything else, and is the old full path (the sections below).
+rc=0; out=$(p1env "$root/scripts/testbox.sh" run --phase driver "${p1a[@]}" --dry-run --out "$tmp/p2dry" 2>&1) || rc=$?
+head -n 1 <<<"$out" | grep -q '^testbox: phase 2 (the driver arms): every arm unloads amdgpu and loads the series. driver: ALL 8 GPU(s) of this box stop' &&
+	grep -q 'would run: insmod .*amdgpu.ko kfd_mp=1$' <<<"$out" && grep -q '^== configuration stock: ' <<<"$out" &&
+	grep -q 'hwq1: skipped: phase 1 (host arm' <<<"$out" &&
+	ok "phase 2: PHASE=driver says first that all 8 GPUs stop; the reference and the driver arms, each an insmod; host arms listed as phase 1" ||
+	{ printf '%s\n' "$out" | head -n 40; bad "phase 2 dry run: exit $rc"; }
 
 # --- full ---------------------------------------------------------------------------------
 mock-load stock
@@ -432,7 +645,7 @@ dpx   | - | refused by the mock driver | xcc_l2_sharing | DPX | --devices 0,1
 qpx   | - | not in available_compute_partition | xcc_l2_sharing | QPX |
 wait  | ?kfd_dequeue_wait_short=1 | optional parameter the mock module lacks | preemption | SPX |
 EOF
-tbp() { "$root/scripts/testbox.sh" "$@" --matrix "$tmp/part.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
+tbp() { "$root/scripts/testbox.sh" "$@" --phase all --matrix "$tmp/part.conf" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
 	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
 mode() { cat "$KFDMP_GPU_SYSFS/current_compute_partition"; }
 pe() { sed -n "s/^$2=//p" "$tmp/part/configs/$1/partition.env"; }
@@ -510,7 +723,7 @@ stock_stack() {
 	[ -s "$KFDMP_MOD_SYSFS/version" ]
 }
 stock_stack && ok "dkms: the mock box runs its stock amdgpu-dkms stack (7 modules)" || bad "dkms: mock stock stack"
-tbd() { KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" "$@" --matrix "$tmp/matrix.conf" --stack "$stack" --harness-dir "$tmp/harness" \
+tbd() { KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" "$@" --phase all --matrix "$tmp/matrix.conf" --stack "$stack" --harness-dir "$tmp/harness" \
 	--no-trace --workloads latency --repeat 1 --load-timeout 3; }
 ops() { grep -E '^(insmod|rmmod|modprobe-load) ' "$MOCK/ops.log" | tr '\n' ',' | sed 's/,$//'; }
 unload_stock="rmmod amdgpu,rmmod amdxcp,rmmod amddrm_ttm_helper,rmmod amddrm_buddy,rmmod amd-sched,rmmod amdttm,rmmod amdkcl"
@@ -555,7 +768,7 @@ esac
 STUB
 chmod +x "$tmp/bin/make"
 cp "$tmp/bin/make" "$tmp/make-stub"
-rc=0; KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox TESTBOX_ARGS="--matrix $tmp/matrix.conf --configs stock --harness-dir $tmp/harness --no-trace --workloads latency --repeat 1 --load-timeout 3 --out $tmp/mk" >"$tmp/mk.log" 2>&1 || rc=$?
+rc=0; KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox PHASE=driver TESTBOX_ARGS="--matrix $tmp/matrix.conf --configs stock --harness-dir $tmp/harness --no-trace --workloads latency --repeat 1 --load-timeout 3 --out $tmp/mk" >"$tmp/mk.log" 2>&1 || rc=$?
 rm "$tmp/bin/make"
 [ "$rc" = 0 ] && [ -s "$tmp/mk/report/summary.md" ] && ok "make testbox (no KSRC/--stack/--module): built, loaded, measured, restored, reported" ||
 	{ tail -n 30 "$tmp/mk.log"; bad "make testbox: exit $rc"; }
@@ -575,7 +788,7 @@ if [ "$(id -u)" = 0 ]; then
 	touch "$bld/theirs/kept"
 	chown 5555:5555 "$bld/theirs/kept"
 	cp "$tmp/make-stub" "$tmp/bin/make"
-	rc=0; SUDO_UID=4242 SUDO_GID=4343 SUDO_USER=owner BUILD=$bld KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox \
+	rc=0; SUDO_UID=4242 SUDO_GID=4343 SUDO_USER=owner BUILD=$bld KDIR=$MOCK/kdir-510 "$gmake" -s -C "$root" testbox PHASE=driver \
 		TESTBOX_ARGS="--matrix $tmp/matrix.conf --configs stock --harness-dir $tmp/harness --no-trace --workloads latency --repeat 1 --load-timeout 3" \
 		>"$tmp/su.log" 2>&1 || rc=$?
 	rm "$tmp/bin/make"
@@ -624,13 +837,13 @@ stock_stack && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "dkms ctrl-c: the sto
 # The dry run on the box: builds from the tree dkms status names for KVER (a sibling is never picked by name).
 mkdir -p "$MOCK/usr/src/amdgpu-6.12.12-2164967.el8/amd/dkms"
 cp "$src/dkms.conf" "$MOCK/usr/src/amdgpu-6.12.12-2164967.el8/"
-rc=0; out=$(KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" --dry-run --matrix "$tmp/matrix.conf" --configs all --no-trace --out "$tmp/dkd" \
+rc=0; out=$(KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" --dry-run --phase driver --matrix "$tmp/matrix.conf" --configs all --no-trace --out "$tmp/dkd" \
 	--harness-dir "$tmp/harness" --params-from series 2>&1) || rc=$?
 grep -qF "would run: make -C $root modules KSRC=$src KVER=$KVER" <<<"$out" &&
 	ok "dkms dry run: builds from the tree dkms status names, make modules KSRC=... KVER=$KVER" || { printf '%s\n' "$out" | tail -n 30; bad "dkms dry run: no make modules KSRC= line (exit $rc)"; }
 grep -q 'would run: rmmod amdxcp' <<<"$out" && grep -q 'would run: insmod <amdkcl.ko of the build>' <<<"$out" &&
 	ok "dkms dry run: prints the companions' unloads and loads" || bad "dkms dry run: companions"
-rc=0; out=$(KSRC=/usr/src/linux-source-6.12.tar.xz KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" check --no-trace 2>&1) || rc=$?
+rc=0; out=$(KSRC=/usr/src/linux-source-6.12.tar.xz KDIR=$MOCK/kdir-510 "$root/scripts/testbox.sh" check --phase driver --no-trace 2>&1) || rc=$?
 grep -q 'kernel .*fail.*is not 6.12' <<<"$out" && ok "upstream path kept: KSRC=<linux source> on a 5.10 kernel is refused by the 6.12 check" || { printf '%s\n' "$out"; bad "upstream path on 5.10: not refused"; }
 unset MOCK_DKMS
 
