@@ -739,6 +739,8 @@ def _verdict(arms, reference, workloads, mission_n, p99_target, p99_bound, alpha
         mine = [c for c in causes if h in c["hypotheses"]]
         ruled = []
         for T in ts:
+            if hyps_of[T["arm"]] != [h]:
+                continue  # a confounded arm speaks for several hypotheses: it rules none out
             if T["rules_out"] is not None and T["loss_significant"]:
                 ruled.append({"arm": T["arm"], "workload": T["workload"], "procs": T["procs"],
                               "at_most_share": T["rules_out"], "upper95": T["ci95"][1],
@@ -750,6 +752,9 @@ def _verdict(arms, reference, workloads, mission_n, p99_target, p99_bound, alpha
                      "supported": bool([c for c in mine if not c["confounded"]]),
                      "supported_confounded": bool([c for c in mine if c["confounded"]]),
                      "best": mine[0] if mine else None, "ruled_out": ruled,
+                     "confounded_arms": [a["name"] for a in harms if len(hyps_of[a["name"]]) > 1],
+                     "single_changes": sorted({FACTORS[f][1] for a in harms if hyps_of[a["name"]] == [h]
+                                               for f in arm_factors(a, ref_info)}),
                      "evidence": evidence(h, ref, per_arm, wls, arms)})
     hyps.sort(key=lambda x: (x["best"]["rank"] if x["best"] else 1e9))
     for i, x in enumerate(hyps):
@@ -909,7 +914,8 @@ def parse_target(t):
 
 def front(arms, roles, ref, wls, p99_target):
     """Per workload and N: the throughput-versus-p99 front over the arms that
-    ran (not the idle-queue tax arms: they add load), and the arm with the
+    ran (not the tax arms, which add load, nor the noise floor, which is the
+    reference again), and the arm with the
     highest mean throughput whose mean p99 meets the target."""
     kind, val = parse_target(p99_target)
     out = []
@@ -925,14 +931,14 @@ def front(arms, roles, ref, wls, p99_target):
                 target, tdesc = val, "%.0f us (given)" % val
             pts = []
             for a in arms:
-                if roles.get(a["name"]) == "tax":
+                if roles.get(a["name"]) in ("tax", "noise"):  # adds load / the reference again
                     continue
                 runs = ok_runs((a.get("workloads") or {}).get(wl), n)
                 q = [r["aggregate_qps"] for r in runs]
                 p99 = [latency(r, "p99") for r in runs if latency(r, "p99") is not None]
                 if not q or not p99:
                     continue
-                pts.append({"arm": a["name"], "qps": mean(q), "qps_ci95": ci1(q), "p99_us": mean(p99),
+                pts.append({"arm": a["name"], "_q": q, "qps": mean(q), "qps_ci95": ci1(q), "p99_us": mean(p99),
                             "p99_ci95": ci1(p99), "repeats": len(q),
                             "reproduce": reproduce(ref["name"], a["name"], wl, n)})
             if not pts:
@@ -944,6 +950,15 @@ def front(arms, roles, ref, wls, p99_target):
             meet = [p for p in pts if p["meets_target"]]
             best = max(meet, key=lambda p: p["qps"]) if meet else None
             rec = None
+            refp = next((p for p in meet if p["arm"] == ref["name"]), None)
+            kept = None
+            if best and refp and best is not refp:
+                # faster than the reference beyond its interval (Bonferroni over the
+                # arms that meet the target: the fastest of many is picked), or keep it
+                k = max(1, len(meet) - 1)
+                if len(best["_q"]) < 2 or len(refp["_q"]) < 2 or \
+                        bounds(welch(best["_q"], refp["_q"]), 1 - ALPHA / k)[0] <= 0:
+                    kept, best = best["arm"], refp
             if best:
                 rec = {"arm": best["arm"], "qps": best["qps"], "qps_ci95": best["qps_ci95"], "p99_us": best["p99_us"],
                        "p99_ci95": best["p99_ci95"], "reproduce": best["reproduce"],
@@ -951,6 +966,8 @@ def front(arms, roles, ref, wls, p99_target):
                 # the runner-up whose QPS interval overlaps: not distinguishable
                 rec["indistinguishable_from"] = [p["arm"] for p in meet if p is not best and p["qps_ci95"] and
                                                  best["qps_ci95"] and p["qps_ci95"][1] >= best["qps_ci95"][0]]
+                rec["kept_reference_over"] = kept
+            pts = [strip(p) for p in pts]
             out.append({"workload": wl, "procs": n, "p99_target_us": target, "target": tdesc,
                         "front": sorted([p for p in pts if p["on_front"]], key=lambda p: -p["qps"]),
                         "points": pts, "recommendation": rec,
@@ -1125,7 +1142,8 @@ def headline(v):
         return "no cause found: %s" % v["no_cause"]["why"]
     c = v["causes"][0]
     return "%d cause(s) named; first: %s (arm %s, %s N=%d, effect %+.3f, Holm lower bound %+.3f, share of the " \
-        "loss >= %s, %s)" % (len(v["causes"]), c["hypothesis"], c["arm"], c["workload"], c["procs"], c["effect"],
+        "loss >= %s, %s)" % (len(v["causes"]), " or ".join(c["hypotheses"]) +
+                             (" (confounded)" if c["confounded"] else ""), c["arm"], c["workload"], c["procs"], c["effect"],
                              c["lower_holm"], pct(c["share_lower"]), c["kind"])
 
 
@@ -1133,17 +1151,30 @@ def hypothesis_state(h):
     if h["supported"]:
         return "**cause**"
     if h["supported_confounded"]:
-        return "**cause, confounded** (with another hypothesis: see Confounds)"
+        c = h["best"]
+        others = [x for x in c["hypotheses"] if x != h["hypothesis"]]
+        own = own_arms_state(h) if h["ruled_out"] else "none ran alone"
+        what = " (changing %s alone)" % and_list(h["single_changes"]) if h["single_changes"] else ""
+        return "**cause, confounded** with %s (`%s`: see Confounds); its own arms%s: %s" % (
+            " and ".join(others), c["arm"], what, own)
     if not h["tested"]:
         why = "; ".join("`%s`: %s" % x for x in h["skipped_arms"]) if h["skipped_arms"] else \
             ("no arm of its own in this run" + (" (`%s` changes it among other things)" % "`, `".join(
                 h["also_tested_by"]) if h["also_tested_by"] else ""))
         return "not tested: " + why
-    # per workload and N with a significant loss: the best its arms could do
+    if not h["ruled_out"] and h["confounded_arms"]:
+        return "not shown; its arms that ran change several things at once (%s: see Confounds)" % \
+            ", ".join("`%s`" % a for a in h["confounded_arms"])
+    return own_arms_state(h)
+
+
+def own_arms_state(h):
+    """What a hypothesis's own arms ruled out, per lossy workload and N."""
+    # per workload and N with a significant loss: the most any of its arms could bring back
     at = {}
     for x in h["ruled_out"]:
         k = (x["workload"], x["procs"])
-        if k not in at or x["at_most_share"] < at[k]["at_most_share"]:
+        if k not in at or x["at_most_share"] > at[k]["at_most_share"]:
             at[k] = x
     if not at:
         return "not shown (no significant loss where its arms ran)"
@@ -1181,7 +1212,7 @@ def markdown(v):
               "(lower bound) | latency vs reference | fix? | reproduce |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for c in v["causes"]:
-            hyp = c["hypothesis"] + (" (confounded: see below)" if c["confounded"] else "")
+            hyp = " or ".join(c["hypotheses"]) + (" (confounded: see below)" if c["confounded"] else "")
             L.append("| %d | %s | `%s` | %s | %d | %.3f | %+.3f [%+.3f] | %s (%s) | %s | %s | `%s` |" % (
                 c["rank"], hyp, c["arm"], c["workload"], c["procs"], c["lost"], c["effect"], c["lower_holm"],
                 pct(c["share"]), pct(c["share_lower"]), lat(c),
@@ -1296,8 +1327,13 @@ def markdown(v):
             front_s = ", ".join("`%s` %.1f / %.0f" % (p["arm"], p["qps"], p["p99_us"]) for p in f["front"])
             if rec:
                 note = ""
-                if rec["indistinguishable_from"]:
-                    note += " (QPS interval overlaps %s)" % ", ".join("`%s`" % x for x in rec["indistinguishable_from"])
+                if rec["kept_reference_over"]:
+                    note += " (no arm that meets the target is faster beyond its interval; the fastest, `%s`, " \
+                            "is not)" % rec["kept_reference_over"]
+                elif rec["indistinguishable_from"]:
+                    ind = rec["indistinguishable_from"]
+                    note += " (QPS interval overlaps %s%s)" % (", ".join("`%s`" % x for x in ind[:4]),
+                                                                " and %d more" % (len(ind) - 4) if len(ind) > 4 else "")
                 if rec["p99_interval_crosses_target"]:
                     note += " (p99 interval crosses the target)"
                 L.append("| %s | %d | %s | `%s`%s | %.1f %s | %.0f %s | %s | `%s` |" % (

@@ -212,6 +212,8 @@ class NullAndNoFix(Model, unittest.TestCase):
         self.assertGreater(d["mde"], 0)
         self.assertGreaterEqual(d["repeats_for_detect"], V.MIN_REPEATS)
         self.assertIn("What this run could detect", self.md)
+        # what to run: nothing beats the reference beyond its interval, so keep it
+        self.assertEqual({f["recommendation"]["arm"] for f in v["fronts"]}, {"stock"})
 
     def test_a_loss_no_arm_fixes(self):
         for seed in range(5):
@@ -253,6 +255,11 @@ class Causes(Model, unittest.TestCase):
             self.assertEqual({x["arm"] for x in v["noise_floor"]}, {"hwq4"})
             self.assertTrue(all("p99_ratio" in x and x["p99_ratio"] is not None for x in c))
         self.assertGreaterEqual(explained, 4)  # where CPX is named at N=8 too, it is the queue budget's
+        # what to run at N=8: fewer queues or CPX, faster than stock beyond the interval, p99 within 1.5x
+        for f in v["fronts"]:
+            if f["procs"] == 8:
+                self.assertIn(f["recommendation"]["arm"], ("hwq1", "hwq2", "cpx"), f)
+                self.assertIsNone(f["recommendation"]["kept_reference_over"])
         self.assertIn("| 1 | hws_oversubscription |", self.md)
 
     def test_cu_only(self):
