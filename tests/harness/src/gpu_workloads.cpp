@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #if KFDMP_HAVE_BLAS && defined(__CUDACC__)
 #include <cublas_v2.h>
@@ -637,6 +638,31 @@ private:
 };
 #endif
 
+// idle (--idle-procs): opens its streams (GPU queues) like a monitor does,
+// runs one tiny kernel so they are live, then sits: each query sleeps and
+// touches nothing on the GPU. Not counted in QPS; the idle-queue tax.
+class Idle final : public Workload {
+public:
+	explicit Idle(const WorkloadParams& p) : gpu_(p, std::max(p.streams, 1u))
+	{
+		const uint32_t streams = std::max(p.streams, 1u);
+		cursor_ = gpu_.device_alloc<uint32_t>(streams);
+		for (uint32_t s = 0; s < streams; ++s) {
+			check(hipMemsetAsync(cursor_ + s, 0, 4, gpu_.stream(s)), "clear");
+			advance_cursor<<<1, 1, 0, gpu_.stream(s)>>>(cursor_ + s);
+			check(hipStreamSynchronize(gpu_.stream(s)), "stream synchronise");
+		}
+	}
+
+	void query() override { usleep(20000); }
+	void verify() override {}
+	std::string device() const override { return gpu_.describe() + "; idle (queues open, no work)"; }
+
+private:
+	Gpu gpu_;
+	uint32_t* cursor_ = nullptr;
+};
+
 } // namespace
 
 std::unique_ptr<Workload> make_gpu_workload(const WorkloadParams& p)
@@ -650,6 +676,8 @@ std::unique_ptr<Workload> make_gpu_workload(const WorkloadParams& p)
 		return std::make_unique<KernelChain>(p, ChainShape{0, 1, 1024, true});
 	if (name == "copy")
 		return std::make_unique<Copy>(p);
+	if (name == "idle")
+		return std::make_unique<Idle>(p);
 	if (name == "gemm") {
 #if KFDMP_HAVE_BLAS
 		return std::make_unique<Gemm>(p);

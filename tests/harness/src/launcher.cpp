@@ -7,8 +7,11 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sched.h>
+#include <sstream>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,10 +36,23 @@ struct Child {
 struct ExecImage {
 	std::vector<std::string> args, env;
 	std::vector<char*> argv, envp;
+	bool pin = false;
+	cpu_set_t cpus;
 
 	ExecImage(const LaunchSpec& spec, int fd, uint32_t index)
 	{
-		args = {spec.worker_bin, "--shm-fd", std::to_string(fd), "--index", std::to_string(index)};
+		const std::string bin = index < spec.worker_bins.size() && !spec.worker_bins[index].empty()
+						? spec.worker_bins[index]
+						: spec.worker_bin;
+		args = {bin, "--shm-fd", std::to_string(fd), "--index", std::to_string(index)};
+		CPU_ZERO(&cpus);
+		if (index < spec.worker_cpus.size() && !spec.worker_cpus[index].empty()) {
+			for (int c : parse_cpu_list(spec.worker_cpus[index]))
+				if (c < CPU_SETSIZE) {
+					CPU_SET(c, &cpus);
+					pin = true;
+				}
+		}
 		std::vector<std::pair<std::string, std::string>> set = spec.env;
 		if (!spec.devices.empty())
 			for (const auto& var : spec.device_env_vars)
@@ -68,6 +84,10 @@ struct ExecImage {
 	if (getppid() != launcher)
 		_exit(127); // the launcher died before prctl took effect
 	fcntl(fd, F_SETFD, 0); // the one descriptor the worker inherits
+	if (img.pin && sched_setaffinity(0, sizeof img.cpus, &img.cpus) != 0) {
+		std::snprintf(slot.error, sizeof slot.error, "sched_setaffinity: %s", std::strerror(errno));
+		_exit(127);
+	}
 	execve(img.argv[0], img.argv.data(), img.envp.data());
 	std::snprintf(slot.error, sizeof slot.error, "cannot execute %s: %s", img.argv[0], std::strerror(errno));
 	_exit(127);
@@ -91,11 +111,21 @@ bool all_reaped(const std::vector<Child>& children)
 	return std::all_of(children.begin(), children.end(), [](const Child& c) { return c.reaped; });
 }
 
-void kill_group(pid_t pgid, std::vector<Child>& children)
+// The process groups of the commands exec workers started (their own
+// groups, so a command's children go with it).
+void kill_commands(const SharedRegion& region, const std::vector<Child>& children)
+{
+	for (uint32_t i = 0; i < children.size(); ++i)
+		if (const int pg = region.slot(i).child_pgid; pg > 0)
+			kill(-pg, SIGKILL);
+}
+
+void kill_group(pid_t pgid, std::vector<Child>& children, const SharedRegion& region)
 {
 	for (auto& c : children)
 		c.killed = !c.reaped;
 	kill(-pgid, SIGKILL);
+	kill_commands(region, children);
 	reap(children, true);
 }
 
@@ -112,6 +142,8 @@ void classify(const Child& c, const WorkerSlot& slot, bool timed_out, WorkerOutc
 		out.status = hung ? "hung" : "aborted";
 		out.detail = std::string(hung ? "did not finish in time" : "stopped because the run failed") +
 			     "; killed by the launcher in state " + to_string(state);
+		if (slot.activity[0] && state != WorkerState::ready)
+			out.detail += std::string(" (") + std::string(slot.activity, strnlen(slot.activity, sizeof slot.activity)) + ")";
 	} else if (WIFSIGNALED(c.wstatus)) {
 		out.status = "crashed";
 		out.detail = "killed by signal " + std::to_string(WTERMSIG(c.wstatus)) + " (" +
@@ -148,6 +180,33 @@ void install_interrupt_handlers()
 }
 
 bool interrupt_requested() { return g_interrupted != 0; }
+
+std::vector<int> parse_cpu_list(const std::string& list)
+{
+	std::vector<int> cpus;
+	std::stringstream ss(list);
+	for (std::string part; std::getline(ss, part, ',');) {
+		while (!part.empty() && (part.back() == '\n' || part.back() == ' '))
+			part.pop_back();
+		if (part.empty())
+			return {};
+		const auto dash = part.find('-');
+		char* end = nullptr;
+		const long a = std::strtol(part.c_str(), &end, 10);
+		if (end == part.c_str() || a < 0 || (dash == std::string::npos ? *end != '\0' : size_t(end - part.c_str()) != dash))
+			return {};
+		long b = a;
+		if (dash != std::string::npos) {
+			const char* p = part.c_str() + dash + 1;
+			b = std::strtol(p, &end, 10);
+			if (end == p || *end != '\0' || b < a)
+				return {};
+		}
+		for (long c = a; c <= b; ++c)
+			cpus.push_back(int(c));
+	}
+	return cpus;
+}
 
 LaunchResult launch(const LaunchSpec& spec)
 {
@@ -193,7 +252,17 @@ LaunchResult launch(const LaunchSpec& spec)
 			result.error = "interrupted";
 		} else if (now_ns() >= ready_deadline) {
 			timed_out = true;
-			result.error = "workers not ready within the init timeout";
+			std::string late;
+			for (uint32_t i = 0; i < children.size(); ++i) {
+				const WorkerSlot& sl = region.slot(i);
+				const WorkerState st = sl.state.load(std::memory_order_acquire);
+				if (st == WorkerState::spawned || st == WorkerState::initialising)
+					late += (late.empty() ? "" : ", ") + std::to_string(i) +
+						(sl.activity[0] ? std::string(" (") + sl.activity + ")" : std::string());
+			}
+			result.error = "worker" + std::string(late.find(',') != std::string::npos ? "s " : " ") + late +
+				       " not ready within the init timeout (" +
+				       std::to_string(cfg.init_timeout_ns / 1000000000) + " s)";
 		} else {
 			sleep_ms(1);
 		}
@@ -242,7 +311,9 @@ LaunchResult launch(const LaunchSpec& spec)
 			result.error = "start barrier failed";
 	}
 	if (!all_reaped(children))
-		kill_group(pgid, children);
+		kill_group(pgid, children, region);
+	// A worker that crashed or was killed leaves its command behind.
+	kill_commands(region, children);
 
 	for (uint32_t i = 0; i < children.size(); ++i) {
 		const WorkerSlot& slot = region.slot(i);
@@ -269,6 +340,7 @@ LaunchResult launch(const LaunchSpec& spec)
 		w.work_per_query = slot.work_per_query;
 		w.peak_work_rate = slot.peak_work_rate;
 		w.work_unit = std::string(slot.work_unit, strnlen(slot.work_unit, sizeof slot.work_unit));
+		w.gpu_time = slot.gpu_time != 0;
 		result.workers.push_back(std::move(w));
 	}
 	return result;

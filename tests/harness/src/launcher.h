@@ -27,6 +27,12 @@ struct LaunchSpec {
 	// Worker i runs worker_params[i] when given (--mix, --cu-split), else
 	// config.params.
 	std::vector<WorkloadParams> worker_params;
+	// Worker i runs worker_bins[i] when given and not empty (a run that
+	// mixes exec and built-in workloads, idle processes), else worker_bin.
+	std::vector<std::string> worker_bins;
+	// Worker i is pinned to the CPUs of worker_cpus[i] (sysfs list syntax,
+	// e.g. "0-15,32-47") before exec when given and not empty (--pin numa).
+	std::vector<std::string> worker_cpus;
 	// Called once, halfway through the measurement window.
 	std::function<void(const std::vector<pid_t>&)> mid_window;
 	// Called once every worker is ready, before the release; a non-empty
@@ -53,6 +59,7 @@ struct WorkerOutcome {
 	std::vector<KernelStamp> stamps;
 	double work_per_query = 0, peak_work_rate = 0;
 	std::string work_unit;
+	bool gpu_time = false; // records carry gpu_ns (exec: `ready gpu_time=1`)
 };
 
 struct LaunchResult {
@@ -61,10 +68,14 @@ struct LaunchResult {
 	std::string error;       // launcher-level reason for a failed run
 	bool interrupted = false;
 	std::vector<WorkerOutcome> workers;
+	std::vector<WorkerOutcome> idle; // --idle-procs: not counted (split_idle_workers())
 	bool ok() const;
 };
 
 LaunchResult launch(const LaunchSpec& spec);
+
+// Parses a sysfs CPU list ("0-3,8,10-11"); empty on a syntax error.
+std::vector<int> parse_cpu_list(const std::string& list);
 
 // SIGINT/SIGTERM/SIGHUP make a running launch() kill its workers and return
 // with interrupted set.

@@ -1,11 +1,16 @@
 #include "options.h"
 
+#include "tenant.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <functional>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sstream>
 #include <string_view>
 
@@ -66,8 +71,48 @@ struct Spec {
 const std::vector<Spec>& specs()
 {
 	static const std::vector<Spec> table = {
-		{"--workload", "NAME", "latency | saturate | copy | mixed | gemm | hsa (default latency)", true,
+		{"--workload", "NAME", "latency | saturate | copy | mixed | gemm | hsa | idle, or a name of --exec-as "
+				       "(default latency)", true,
 		 [](Options& o, auto&, auto& v) { o.workload = v; }},
+		{"--exec", "CMD", "run CMD (/bin/sh -c) as every process, over the line protocol of docs/exec-workers.md "
+				  "(workload exec); e.g. 'docker exec -i svc python3 bench.py'", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 if (v.empty())
+				 throw UsageError(opt + ": empty command");
+			 o.exec_commands["exec"] = v;
+			 o.workload = "exec";
+		 }},
+		{"--exec-as", "NAME=CMD", "define exec workload NAME running CMD, for --workload, --mix and --critical "
+					  "(repeatable)", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 const auto eq = v.find('=');
+			 if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+				 throw UsageError(opt + ": expected NAME=CMD, got \"" + v + "\"");
+			 const std::string name = v.substr(0, eq);
+			 if (name.size() >= sizeof o.params.name || is_known_workload(name) ||
+			     name.find_first_of(":, ") != std::string::npos)
+				 throw UsageError(opt + ": \"" + name + "\" cannot name an exec workload (a built-in name, "
+							"31 characters at most, no ':', ',' or space)");
+			 o.exec_commands[name] = v.substr(eq + 1);
+		 }},
+		{"--cpu-threads", "N|auto|default", "intra-op CPU threads per process: OMP_NUM_THREADS=N (exec: also "
+						    "`option threads=N`); auto = online CPUs / processes (default: unset)",
+		 false,
+		 [](Options& o, auto& opt, auto& v) {
+			 if (v != "auto" && v != "default")
+				 to_u32(opt, v, 1);
+			 o.cpu_threads = v;
+		 }},
+		{"--pin", "numa|none", "numa: pin each process to the CPUs of its GPU's NUMA node (sysfs; exec: "
+				       "`option cpus=LIST`); default none", false,
+		 [](Options& o, auto& opt, auto& v) {
+			 if (v != "numa" && v != "none")
+				 throw UsageError(opt + ": expected numa or none, got \"" + v + "\"");
+			 o.pin = v;
+		 }},
+		{"--idle-procs", "K", "K extra processes (built-in workload idle) that open GPU queues and sit, as a "
+				      "monitor does; not counted in QPS (default 0)", false,
+		 [](Options& o, auto& opt, auto& v) { o.idle_procs = to_u32(opt, v); }},
 		{"--procs", "LIST", "process counts, e.g. 1,2,4,8 (default); 1 is added if missing", false,
 		 [](Options& o, auto& opt, auto& v) {
 			 o.procs.clear();
@@ -133,7 +178,7 @@ const std::vector<Spec>& specs()
 				 if (colon == std::string::npos || colon == 0)
 					 throw UsageError(opt + ": expected WORKLOAD:PROCS, got \"" + part + "\"");
 				 const std::string name = part.substr(0, colon);
-				 if (name == "hsa" || name.size() >= sizeof o.params.name)
+				 if (name == "hsa" || name == "idle" || name.size() >= sizeof o.params.name)
 					 throw UsageError(opt + ": workload \"" + name + "\" cannot be a tenant");
 				 o.tenants.emplace_back(name, to_u32(opt, part.substr(colon + 1), 1));
 			 }
@@ -143,24 +188,45 @@ const std::vector<Spec>& specs()
 		{"--critical", "WORKLOAD", "tenant mode: one latency-critical process of WORKLOAD, open loop at --rate, "
 					   "beside the saturating best-effort tenants of --mix", false,
 		 [](Options& o, auto&, auto& v) { o.critical = v; }},
-		{"--arms", "LIST", "tenant mode: arms to run, of none,sched,priority (default all three)", false,
+		{"--arms", "LIST", "tenant mode: arms to run, of none,priority,sched-drain,sched-kfd (sched = sched-kfd; "
+				   "default none,sched-kfd,priority)", false,
 		 [](Options& o, auto& opt, auto& v) {
 			 o.arms.clear();
-			 for (const auto& a : split(v)) {
-				 if (a != "none" && a != "sched" && a != "priority")
-					 throw UsageError(opt + ": unknown arm \"" + a + "\" (none, sched, priority)");
+			 for (const auto& given : split(v)) {
+				 std::string note;
+				 const std::string a = canonical_arm(given, &note);
+				 if (a.empty())
+					 throw UsageError(opt + ": unknown arm \"" + given +
+							  "\" (none, priority, sched-drain, sched-kfd)");
+				 if (!note.empty())
+					 std::fprintf(stderr, "kfdmp: %s: %s\n", opt.c_str(), note.c_str());
 				 if (std::find(o.arms.begin(), o.arms.end(), a) == o.arms.end())
 					 o.arms.push_back(a);
 			 }
 			 if (o.arms.empty())
 				 throw UsageError(opt + ": empty");
 		 }},
+		{"--critical-busy", "LIST", "tenant mode: the critical tenant's busy fractions alone, e.g. 0.1,0.3,0.5 "
+					    "(instead of --rate: rate = busy / its mean service time alone, measured first)",
+		 false, [](Options& o, auto& opt, auto& v) {
+			 o.critical_busy.clear();
+			 for (const auto& b : split(v)) {
+				 char* end = nullptr;
+				 const double x = std::strtod(b.c_str(), &end);
+				 if (b.empty() || *end || !(x > 0) || !(x < 1))
+					 throw UsageError(opt + ": expected fractions between 0 and 1 (exclusive), got \"" + b + "\"");
+				 o.critical_busy.push_back(x);
+			 }
+			 if (o.critical_busy.empty())
+				 throw UsageError(opt + ": empty");
+		 }},
 		{"--sched-bin", "PATH", "tenant mode: kfdmp-sched (default: sched/kfdmp-sched or kfdmp-sched next to kfdmp)",
 		 false, [](Options& o, auto&, auto& v) { o.sched_bin = v; }},
-		{"--sched-backend", "kfd|fake", "tenant mode: kfdmp-sched's backend (default kfd; fake: in memory, for tests)",
+		{"--sched-backend", "kfd|drain|fake", "tenant mode: kfdmp-sched's backend in every sched arm (default: the "
+						      "arm's own, sched-drain drain, sched-kfd kfd; fake: in memory, for tests)",
 		 false, [](Options& o, auto& opt, auto& v) {
-			 if (v != "kfd" && v != "fake")
-				 throw UsageError(opt + ": expected kfd or fake, got \"" + v + "\"");
+			 if (v != "kfd" && v != "drain" && v != "fake")
+				 throw UsageError(opt + ": expected kfd, drain or fake, got \"" + v + "\"");
 			 o.sched_backend = v;
 		 }},
 		{"--bin", "MS|auto", "time-series bin in milliseconds (default auto: >= 100, long enough for 4 queries per process)",
@@ -192,7 +258,7 @@ const std::vector<Spec>& specs()
 		 [](Options& o, auto& opt, auto& v) { o.init_timeout_s = to_seconds(opt, v); }},
 		{"--grace", "SEC", "time after the window before a worker counts as hung (default 10)", false,
 		 [](Options& o, auto& opt, auto& v) { o.grace_s = to_seconds(opt, v); }},
-		{"--latency-samples", "N", "latency samples kept per worker (default 1048576)", false,
+		{"--latency-samples", "N", "latency samples kept per worker (default 524288)", false,
 		 [](Options& o, auto& opt, auto& v) { o.latency_samples = to_u32(opt, v, 1); }},
 		{"--trace", nullptr, "run under `TRACE-SCRIPT record OUT/trace -- ...` if the script exists", false,
 		 [](Options& o, auto&, auto&) { o.trace = true; }},
@@ -206,6 +272,12 @@ const std::vector<Spec>& specs()
 		 [](Options& o, auto&, auto& v) { o.kfd.debugfs = v; }},
 		{"--kmsg", "PATH", "kernel log device (default /dev/kmsg)", false,
 		 [](Options& o, auto&, auto& v) { o.kfd.kmsg = v; }},
+		{"--sysfs", "DIR", "sysfs root for --pin's NUMA lookup (default /sys; tests use a fake tree)", false,
+		 [](Options& o, auto&, auto& v) { o.sysfs_root = v; }},
+		{"--version", nullptr, "print the version and exit", true,
+		 [](Options& o, auto&, auto&) { o.info_requested = "version"; }},
+		{"--python-path", nullptr, "print the directory of the Python helper kfdmp_worker (for PYTHONPATH) and exit",
+		 false, [](Options& o, auto&, auto&) { o.info_requested = "python-path"; }},
 	};
 	return table;
 }
@@ -214,7 +286,7 @@ const std::vector<Spec>& specs()
 
 bool is_known_workload(const std::string& name)
 {
-	for (const char* w : {"latency", "saturate", "copy", "mixed", "gemm", "hsa"})
+	for (const char* w : {"latency", "saturate", "copy", "mixed", "gemm", "hsa", "idle"})
 		if (name == w)
 			return true;
 	return false;
@@ -251,25 +323,31 @@ Options parse_options(Program prog, int argc, char** argv, bool& help_requested)
 			throw UsageError(opt + " takes no value");
 		}
 		spec->apply(o, opt, value);
+		if (!o.info_requested.empty())
+			return o;
 	}
 	if (o.workload.empty() || o.workload.size() >= sizeof o.params.name)
 		throw UsageError("--workload: bad name \"" + o.workload + "\"");
-	if (o.worker_bin.empty() && !is_known_workload(o.workload))
-		throw UsageError("--workload: unknown workload \"" + o.workload + "\"");
+	if (o.workload == "exec" && !o.is_exec("exec"))
+		throw UsageError("--workload exec needs the command (--exec CMD)");
+	if (o.worker_bin.empty() && !is_known_workload(o.workload) && !o.is_exec(o.workload))
+		throw UsageError("--workload: unknown workload \"" + o.workload + "\" (built-in, or define it with --exec-as)");
 	for (const auto& t : o.tenants)
-		if (o.worker_bin.empty() && !is_known_workload(t.first))
-			throw UsageError("--mix: unknown workload \"" + t.first + "\"");
+		if (o.worker_bin.empty() && !is_known_workload(t.first) && !o.is_exec(t.first))
+			throw UsageError("--mix: unknown workload \"" + t.first + "\" (built-in, or define it with --exec-as)");
 	std::snprintf(o.params.name, sizeof o.params.name, "%s", o.workload.c_str());
 	if (o.duration_s <= 0)
 		throw UsageError("--duration must be > 0");
 	if (!o.critical.empty()) {
 		if (o.critical.size() >= sizeof o.params.name || o.critical == "hsa" ||
-		    (o.worker_bin.empty() && !is_known_workload(o.critical)))
+		    (o.worker_bin.empty() && !is_known_workload(o.critical) && !o.is_exec(o.critical)))
 			throw UsageError("--critical: workload \"" + o.critical + "\" cannot be the critical tenant");
 		if (o.tenants.empty())
 			throw UsageError("--critical needs the best-effort tenants (--mix)");
-		if (o.params.rate <= 0)
-			throw UsageError("--critical needs the critical tenant's arrival rate (--rate)");
+		if (o.params.rate <= 0 && o.critical_busy.empty())
+			throw UsageError("--critical needs the critical tenant's arrival rate (--rate or --critical-busy)");
+		if (o.params.rate > 0 && !o.critical_busy.empty())
+			throw UsageError("--rate and --critical-busy exclude each other (the busy fraction sets the rate)");
 	}
 	if (o.cu_split && o.params.cus)
 		throw UsageError("--cu-split and --cus exclude each other");
@@ -295,15 +373,62 @@ std::optional<Options> parse_command_line(Program prog, int argc, char** argv, i
 	try {
 		bool help = false;
 		Options o = parse_options(prog, argc, argv, help);
+		if (o.info_requested == "version") {
+			std::printf("%s\n", version_text().c_str());
+			status = 0;
+			return std::nullopt;
+		}
+		if (o.info_requested == "python-path") {
+			std::string why;
+			const std::string dir = python_path(why);
+			if (dir.empty()) {
+				std::fprintf(stderr, "%s: --python-path: %s\n", argv[0], why.c_str());
+				status = 1;
+			} else {
+				std::printf("%s\n", dir.c_str());
+				status = 0;
+			}
+			return std::nullopt;
+		}
 		if (!help)
 			return o;
 		std::printf("%s", usage_text(prog, argv[0]).c_str());
 		status = 0;
 	} catch (const UsageError& e) {
-		std::fprintf(stderr, "%s: %s\n%s", argv[0], e.what(), usage_text(prog, argv[0]).c_str());
+		// One line naming the option, not the whole help.
+		std::fprintf(stderr, "%s: %s (see --help)\n", argv[0], e.what());
 		status = 64;
 	}
 	return std::nullopt;
+}
+
+std::string version_text()
+{
+	return std::string("kfdmp ") + KFDMP_VERSION + " (exec protocol 1)";
+}
+
+std::string self_dir()
+{
+	char buf[PATH_MAX];
+	const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	const std::string exe = n > 0 ? std::string(buf, size_t(n)) : std::string(".");
+	const auto slash = exe.rfind('/');
+	return slash == std::string::npos ? "." : exe.substr(0, slash);
+}
+
+std::string python_path(std::string& why)
+{
+	const std::string dir = self_dir();
+	why = "no kfdmp_worker in";
+	for (const std::string& cand : {dir + "/python", dir + "/../share/kfdmp/python", std::string(KFDMP_SOURCE_DIR "/python")}) {
+		struct stat st;
+		if (stat((cand + "/kfdmp_worker").c_str(), &st) == 0 || stat((cand + "/kfdmp_worker.py").c_str(), &st) == 0) {
+			char real[PATH_MAX];
+			return realpath(cand.c_str(), real) ? std::string(real) : cand;
+		}
+		why += " " + cand;
+	}
+	return "";
 }
 
 } // namespace kfdmp

@@ -5,6 +5,7 @@
 #include "workload.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -37,11 +38,27 @@ struct Options {
 	// Tenant mode (issue 18): --critical names the open-loop critical
 	// tenant's workload (one process at --rate), --mix the best-effort ones.
 	std::string critical;
-	std::vector<std::string> arms = {"none", "sched", "priority"};
-	std::string sched_bin;             // empty: sched/kfdmp-sched or kfdmp-sched next to kfdmp
-	std::string sched_backend = "kfd"; // kfd | fake (the fake one is for tests)
+	// Arms (issue 26): none, priority, sched-drain, sched-kfd ("sched" is sched-kfd).
+	std::vector<std::string> arms = {"none", "sched-kfd", "priority"};
+	std::string sched_bin;          // empty: sched/kfdmp-sched or kfdmp-sched next to kfdmp
+	std::string sched_backend;      // "": each sched arm's own (drain, kfd); kfd|drain|fake: all of them
+	// --critical-busy: the critical tenant's busy fractions alone; each gives
+	// rate = busy / its mean service time alone (measured first). Empty: --rate.
+	std::vector<double> critical_busy;
 	// --mix parsed: (workload, processes)
 	std::vector<std::pair<std::string, uint32_t>> tenants;
+	// Exec workloads (docs/exec-workers.md): workload name -> shell
+	// command. --exec CMD defines "exec" (and selects it), --exec-as
+	// NAME=CMD the names --mix and --critical can use.
+	std::map<std::string, std::string> exec_commands;
+	std::string cpu_threads = "default"; // --cpu-threads: N | auto | default
+	std::string pin = "none";            // --pin: numa | none
+	uint32_t idle_procs = 0;             // --idle-procs: processes that open queues and sit
+	std::string sysfs_root = "/sys";     // where --pin reads the NUMA topology (tests: a fake tree)
+	// --version / --python-path: print and exit (parse_command_line).
+	std::string info_requested;
+
+	bool is_exec(const std::string& workload) const { return exec_commands.count(workload) != 0; }
 };
 
 enum class Program { launcher, bare };
@@ -62,5 +79,14 @@ std::optional<Options> parse_command_line(Program prog, int argc, char** argv, i
 
 // The workloads the shipped worker binaries implement.
 bool is_known_workload(const std::string& name);
+
+// "kfdmp <version> (exec protocol 1)".
+std::string version_text();
+// The directory of the Python helper kfdmp_worker (tests/harness/python,
+// next to the binaries, in ../share/kfdmp/python, or in the source tree);
+// "" with `why` set when none has it.
+std::string python_path(std::string& why);
+// The directory of the running executable.
+std::string self_dir();
 
 } // namespace kfdmp

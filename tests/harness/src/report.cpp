@@ -92,6 +92,38 @@ RunMetrics metrics_of(const LaunchResult& r, uint64_t bin_ns)
 			m.tenants.push_back(t);
 		}
 
+	// Device time per query, where every worker reports it.
+	GpuTimeMetrics& g = m.gpu_time;
+	for (const auto& w : r.workers)
+		if (!w.gpu_time && g.reason.empty())
+			g.reason = "worker " + std::to_string(w.index) + " (" + w.workload +
+				   ") reports no per-query GPU time (exec: `kfdmp 1 ready gpu_time=1`)";
+	if (r.workers.empty())
+		g.reason = "no worker ran";
+	if (g.reason.empty()) {
+		std::vector<uint64_t> wait;
+		double gpu_sum = 0, wait_sum = 0;
+		for (const auto& w : r.workers)
+			for (const auto& q : w.records)
+				if (q.start_ns >= r.window_begin_ns && q.start_ns < r.window_end_ns) {
+					const uint64_t lat = q.end_ns - q.start_ns;
+					const uint64_t wt = lat > q.gpu_ns ? lat - q.gpu_ns : 0;
+					wait.push_back(wt);
+					gpu_sum += double(q.gpu_ns);
+					wait_sum += double(wt);
+				}
+		g.queries = wait.size();
+		if (wait.empty()) {
+			g.reason = "no query started in the window";
+		} else {
+			g.available = true;
+			g.mean_gpu_us = gpu_sum / double(wait.size()) / 1000.0;
+			g.host_wait_mean_us = wait_sum / double(wait.size()) / 1000.0;
+			g.host_wait_p50_us = percentile(wait, 50) / 1000.0;
+			g.host_wait_p99_us = percentile(wait, 99) / 1000.0;
+		}
+	}
+
 	m.status = "ok";
 	if (r.interrupted)
 		m.status = "interrupted";
@@ -172,6 +204,25 @@ json::Value gpu_json(const GpuBreakdown& g, const LossSplit& l)
 	loss.set("idle_share", num_or_null(l.idle_share));
 	loss.set("contention_share", num_or_null(l.contention_share));
 	j.set("vs_1_process", std::move(loss));
+	return j;
+}
+
+json::Value gpu_time_json(const GpuTimeMetrics& g)
+{
+	json::Value j;
+	if (!g.available) {
+		j.set("unavailable", g.reason);
+		return j;
+	}
+	j.set("queries", g.queries);
+	j.set("mean_gpu_us", g.mean_gpu_us);
+	j.set("kernel_time_inflation", std::isfinite(g.inflation) ? json::Value(g.inflation)
+								   : json::Value("unavailable: no ok 1-process run of this workload with GPU time"));
+	json::Value w;
+	w.set("mean", g.host_wait_mean_us);
+	w.set("p50", g.host_wait_p50_us);
+	w.set("p99", g.host_wait_p99_us);
+	j.set("host_wait_us", std::move(w));
 	return j;
 }
 
@@ -256,6 +307,13 @@ json::Value config_json(const Options& o)
 		env.set(var, v ? json::Value(v) : json::Value());
 	}
 	c.set("environment", std::move(env));
+	json::Value exec = json::Value::Object{};
+	for (const auto& [name, cmd] : o.exec_commands)
+		exec.set(name, cmd);
+	c.set("exec", std::move(exec));
+	c.set("cpu_threads", o.cpu_threads);
+	c.set("pin", o.pin);
+	c.set("idle_procs", o.idle_procs);
 	return c;
 }
 
@@ -270,13 +328,23 @@ void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 		std::vector<double> qps;
 		GpuBreakdown gpu; // mean of the available breakdowns
 		uint32_t n_gpu = 0;
+		double gpu_time_us = 0; // sum of the runs' mean per-query GPU time
+		uint32_t n_gpu_time = 0;
 	};
 	std::map<std::string, Solo> solo;
 	for (auto& r : runs) {
 		r.m = metrics_of(r.launch, bin_ns);
+		if (!r.skipped.empty()) { // an arm the workload cannot take: never run as stock
+			r.m.status = "unavailable";
+			r.m.reason = r.skipped;
+		}
 		if (r.procs == 1 && r.m.status == "ok" && r.tenant_mix.empty() && !r.launch.workers.empty()) {
 			Solo& s = solo[r.launch.workers[0].workload];
 			s.qps.push_back(r.m.qps);
+			if (r.m.gpu_time.available) {
+				s.gpu_time_us += r.m.gpu_time.mean_gpu_us;
+				++s.n_gpu_time;
+			}
 			if (r.m.gpu.available) {
 				s.gpu.available = true;
 				s.gpu.any_resident_fraction += r.m.gpu.any_resident_fraction;
@@ -298,6 +366,8 @@ void compute_metrics(std::vector<Run>& runs, uint64_t bin_ns)
 		const std::string& first = r.launch.workers[0].workload;
 		if (r.m.status == "ok" && r.tenant_mix.empty() && solo.count(first))
 			r.m.ratio = ratio(r.m.qps, spread(solo[first].qps).mean);
+		if (r.m.gpu_time.available && r.tenant_mix.empty() && solo.count(first) && solo[first].n_gpu_time)
+			r.m.gpu_time.inflation = r.m.gpu_time.mean_gpu_us / (solo[first].gpu_time_us / solo[first].n_gpu_time);
 		// The loss split compares whole runs of one workload; a mix has
 		// no single 1-process run to compare with (its tenants have
 		// per-process inflation instead).
@@ -346,6 +416,10 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		j.set("procs", r.procs);
 		j.set("repeat", r.repeat);
 		j.set("mix", r.tenant_mix);
+		j.set("workload", r.workload);
+		j.set("arm", r.arm);
+		if (!r.arms.is_null())
+			j.set("arms", r.arms);
 		if (!r.tenant_role.empty()) {
 			j.set("tenant_role", r.tenant_role);
 			if (!r.tenant_arm.empty())
@@ -372,6 +446,7 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		win.set("any_starved", r.m.win.any_starved());
 		j.set("window", std::move(win));
 		j.set("gpu", gpu_json(r.m.gpu, r.m.loss));
+		j.set("gpu_time", gpu_time_json(r.m.gpu_time));
 		json::Value work;
 		work.set("unit", r.m.work_unit);
 		work.set("achieved_per_s", r.m.work_rate);
@@ -398,6 +473,17 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 			workers.push(worker_json(r.launch.workers[i], r.m.workers[i],
 						 i < r.m.win.workers.size() ? &r.m.win.workers[i] : nullptr));
 		j.set("workers", std::move(workers));
+		json::Value idle = json::Value::Array{};
+		for (const auto& w : r.launch.idle) {
+			json::Value iw;
+			iw.set("index", w.index);
+			iw.set("pid", int64_t(w.pid));
+			iw.set("status", w.status);
+			iw.set("detail", w.detail);
+			iw.set("device", w.device);
+			idle.push(std::move(iw));
+		}
+		j.set("idle_workers", std::move(idle));
 		j.set("kfd", r.kfd);
 		jruns.push(std::move(j));
 		if (r.m.status == "ok")
@@ -415,10 +501,17 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 	}() : NAN;
 	for (const auto& [procs, rs] : by_procs) {
 		std::vector<double> qps, busy, conc, kern, gap, sub, slow, idle_sh, cont_sh, model, infl, s2s, notres;
+		std::vector<double> gt_infl, gt_wait, gt_gpu;
 		uint32_t starved = 0;
 		for (const Run* r : rs) {
 			qps.push_back(r->m.qps);
 			starved += r->m.win.any_starved();
+			if (r->m.gpu_time.available) {
+				gt_gpu.push_back(r->m.gpu_time.mean_gpu_us);
+				gt_wait.push_back(r->m.gpu_time.host_wait_mean_us);
+				if (std::isfinite(r->m.gpu_time.inflation))
+					gt_infl.push_back(r->m.gpu_time.inflation);
+			}
 			if (r->m.gpu.available) {
 				busy.push_back(r->m.gpu.any_resident_fraction);
 				infl.push_back(r->m.gpu.kernel_inflation);
@@ -457,6 +550,16 @@ json::Value to_json(const Options& o, const std::string& backend, const std::str
 		j.set("model_ratio", mean(model));
 		j.set("idle_share", mean(idle_sh));
 		j.set("contention_share", mean(cont_sh));
+		if (gt_gpu.size() == qps.size()) {
+			j.set("mean_gpu_us", mean(gt_gpu));
+			j.set("gpu_time_inflation", mean(gt_infl));
+			j.set("host_wait_mean_us", mean(gt_wait));
+		} else {
+			const std::string why = "unavailable: not every run reports per-query GPU time (see runs[].gpu_time)";
+			j.set("mean_gpu_us", why);
+			j.set("gpu_time_inflation", why);
+			j.set("host_wait_mean_us", why);
+		}
 		summary.push(std::move(j));
 	}
 	doc.set("summary", std::move(summary));
@@ -493,10 +596,20 @@ void print_table(std::FILE* out, const std::vector<Run>& runs)
 void write_csv(const std::string& path, const std::vector<Run>& runs)
 {
 	std::ofstream f(path);
-	f << "procs,repeat,status,aggregate_qps,scaling_ratio,jain_index,start_skew_us,p50_us,p99_us,"
+	f << "workload,arm,procs,repeat,status,aggregate_qps,scaling_ratio,jain_index,start_skew_us,p50_us,p99_us,"
 	     "oversubscribed_lines,any_kernel_resident_fraction,concurrency,mean_kernel_us,kernel_slowdown,mean_gap_us,"
-	     "mean_submit_us,starved\n";
+	     "mean_submit_us,starved,mean_gpu_us,gpu_time_inflation,host_wait_mean_us\n";
+	auto csv_text = [](const std::string& v) {
+		if (v.find_first_of(",\"\n") == std::string::npos)
+			return v;
+		std::string q = "\"";
+		for (char c : v)
+			q += c == '"' ? std::string("\"\"") : std::string(1, c);
+		return q + "\"";
+	};
 	for (const auto& r : runs) {
+		const GpuTimeMetrics& g = r.m.gpu_time;
+		f << csv_text(r.workload) << ',' << csv_text(r.arm) << ',';
 		const json::Value* lines = r.kfd.find("oversubscribed_lines");
 		f << r.procs << ',' << r.repeat << ',' << r.m.status << ',' << r.m.qps << ',' << r.m.ratio << ','
 		  << r.m.jain << ',' << r.m.skew_us << ',' << r.m.lat.p50_us << ',' << r.m.lat.p99_us << ','
@@ -504,7 +617,8 @@ void write_csv(const std::string& path, const std::vector<Run>& runs)
 		  << (r.m.gpu.available ? r.m.gpu.any_resident_fraction : NAN) << ','
 		  << (r.m.gpu.available ? r.m.gpu.concurrency : NAN) << ',' << r.m.gpu.mean_kernel_us << ','
 		  << r.m.loss.slowdown << ',' << r.m.gpu.mean_gap_us << ',' << r.m.gpu.mean_submit_us << ','
-		  << (r.m.win.any_starved() ? 1 : 0) << '\n';
+		  << (r.m.win.any_starved() ? 1 : 0) << ',' << (g.available ? g.mean_gpu_us : NAN) << ','
+		  << g.inflation << ',' << (g.available ? g.host_wait_mean_us : NAN) << '\n';
 	}
 }
 
@@ -583,272 +697,6 @@ std::string write_plot(const std::string& dir, const std::string& title, const s
 	return std::system(cmd.c_str()) == 0 ? "plot: " + dir + "/{qps,series}.png" + (std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.m.gpu.available; }) ? " and breakdown.png" : "") : "plot: gnuplot failed";
 }
 
-namespace {
-
-// (workload, mean QPS per process) over workers first.. of a run, in the
-// order the workloads first appear.
-std::vector<std::pair<std::string, double>> mean_qps_per_workload(const Run& r, size_t first)
-{
-	std::vector<std::pair<std::string, double>> sum;
-	std::vector<uint32_t> n;
-	for (size_t i = first; i < r.launch.workers.size() && i < r.m.workers.size(); ++i) {
-		const std::string& w = r.launch.workers[i].workload;
-		size_t k = 0;
-		while (k < sum.size() && sum[k].first != w)
-			++k;
-		if (k == sum.size()) {
-			sum.emplace_back(w, 0.0);
-			n.push_back(0);
-		}
-		sum[k].second += r.m.workers[i].qps;
-		++n[k];
-	}
-	for (size_t k = 0; k < sum.size(); ++k)
-		sum[k].second /= n[k];
-	return sum;
-}
-
-// kfdmp-sched's log: suspend/resume decisions and their latency_us, and
-// the shutdown line's left_suspended (-1: no shutdown line).
-int64_t read_sched_log(const std::string& path, TenantArmInput& in)
-{
-	std::ifstream f(path);
-	int64_t left = -1;
-	for (std::string line; std::getline(f, line);) {
-		json::Value v;
-		try {
-			v = json::parse(line);
-		} catch (const std::exception&) {
-			continue;
-		}
-		const json::Value* ev = v.find("event");
-		if (!ev || !ev->is_string())
-			continue;
-		const std::string& e = ev->string();
-		if (e == "shutdown") {
-			const json::Value* l = v.find("left_suspended");
-			left = l && l->is_number() ? int64_t(l->number()) : -1;
-		}
-		if (e != "suspend" && e != "resume")
-			continue;
-		const json::Value* res = v.find("result");
-		if (!res || !res->is_string() || res->string() != "ok")
-			continue;
-		++(e == "suspend" ? in.suspends : in.resumes);
-		const json::Value* lat = v.find("latency_us");
-		if (lat && lat->is_number())
-			in.decision_ns.push_back(uint64_t(lat->number() * 1000));
-	}
-	return left;
-}
-
-} // namespace
-
-std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
-					 const std::vector<std::pair<uint32_t, TenantArmInput>>& skipped,
-					 const std::vector<std::string>& arms, const std::string& transition_reason)
-{
-	std::vector<TenantReport> out;
-	uint32_t repeats = 0;
-	for (const Run& r : runs)
-		if (!r.tenant_role.empty())
-			repeats = std::max(repeats, r.repeat + 1);
-	for (const auto& [rep, in] : skipped)
-		repeats = std::max(repeats, rep + 1);
-	for (uint32_t rep = 0; rep < repeats; ++rep) {
-		TenantAlone alone;
-		for (const Run& r : runs) {
-			if (r.repeat != rep || r.m.status != "ok" || r.launch.workers.empty())
-				continue;
-			if (r.tenant_role == "critical_alone")
-				alone.critical_ns = r.launch.workers[0].latencies_ns;
-			else if (r.tenant_role == "best_effort_alone")
-				alone.be_qps = mean_qps_per_workload(r, 0);
-		}
-		for (const std::string& arm : arms) {
-			TenantArmInput in;
-			in.arm = arm;
-			bool found = false;
-			for (const auto& [srep, s] : skipped)
-				if (srep == rep && s.arm == arm) {
-					in = s;
-					found = true;
-				}
-			for (const Run& r : runs) {
-				if (found || r.repeat != rep || r.tenant_role != "arm" || r.tenant_arm != arm)
-					continue;
-				found = true;
-				in.status = r.m.status == "ok" ? "ok" : "failed";
-				in.reason = r.m.reason;
-				if (!r.launch.error.empty() && r.launch.error.find("not supported") != std::string::npos)
-					in.status = "skipped"; // the daemon's probe: the driver lacks the interface
-				if (arm == "sched" && in.status == "ok") {
-					in.sched_log = r.sched_log;
-					const int64_t left = read_sched_log(r.sched_log, in);
-					if (r.sched_status != 0) {
-						in.status = "failed";
-						in.reason = "kfdmp-sched exited with status " + std::to_string(r.sched_status) +
-							    " (" + r.sched_log + ")";
-					} else if (left != 0) {
-						in.status = "failed";
-						in.reason = left < 0 ? "kfdmp-sched wrote no shutdown line (" + r.sched_log + ")"
-								     : "kfdmp-sched left " + std::to_string(left) +
-									       " tenants suspended";
-					}
-				}
-				if (in.status != "ok")
-					continue;
-				in.critical_ns = r.launch.workers[0].latencies_ns;
-				in.critical_qps = r.m.workers.empty() ? NAN : r.m.workers[0].qps;
-				in.be_qps = mean_qps_per_workload(r, 1);
-				if (arm == "sched") {
-					in.transition_reason = transition_reason;
-					in.sched_pid = r.sched_pid;
-				}
-			}
-			if (!found) {
-				in.status = "failed";
-				in.reason = "not run (an earlier run stopped the invocation)";
-			}
-			out.push_back({rep, judge_tenant_arm(alone, in)});
-		}
-	}
-	return out;
-}
-
-namespace {
-
-json::Value percentiles_json(const Percentiles& p)
-{
-	json::Value v;
-	v.set("p50_us", p.p50_us);
-	v.set("p99_us", p.p99_us);
-	v.set("p999_us", p.p999_us);
-	v.set("samples", p.samples);
-	return v;
-}
-
-} // namespace
-
-json::Value transition_json(const Transition& t)
-{
-	json::Value v;
-	if (!t.available) {
-		v.set("unavailable", t.reason);
-	} else {
-		v.set("p50_us", t.p50_us);
-		v.set("p99_us", t.p99_us);
-		v.set("samples", t.samples);
-	}
-	if (t.counts.events) {
-		v.set("tenant_ctl_events", t.counts.events);
-		json::Value left;
-		left.set("failed", t.counts.errors);
-		left.set("no_cycle", t.counts.no_cycle);
-		left.set("unpaired", t.counts.unpaired);
-		v.set("left_out", left);
-	}
-	return v;
-}
-
-json::Value tenant_json(const Options& o, const std::vector<TenantReport>& reports)
-{
-	const TenantTargets t;
-	json::Value doc;
-	doc.set("critical", o.critical);
-	doc.set("rate_per_s", o.params.rate);
-	doc.set("best_effort", o.mix);
-	json::Value targets;
-	targets.set("critical_p99_ratio_max", t.p99_ratio_max);
-	targets.set("best_effort_kept_min", t.be_kept_min);
-	targets.set("suspend_p99_max_us", t.suspend_p99_max_us);
-	doc.set("targets", targets);
-	json::Value arms = json::Value::Array{};
-	for (const TenantReport& rep : reports) {
-		const TenantArmResult& r = rep.r;
-		json::Value a;
-		a.set("arm", r.arm);
-		a.set("repeat", rep.repeat);
-		a.set("status", r.status);
-		if (!r.reason.empty())
-			a.set("reason", r.reason);
-		a.set("critical_alone", percentiles_json(r.alone));
-		a.set("critical", percentiles_json(r.critical));
-		a.set("critical_p99_ratio", r.p99_ratio);
-		a.set("critical_qps", r.critical_qps);
-		json::Value be = json::Value::Array{};
-		for (const BestEffortKept& k : r.best_effort) {
-			json::Value b;
-			b.set("workload", k.workload);
-			b.set("qps", k.qps);
-			b.set("alone_qps", k.alone_qps);
-			b.set("kept", k.kept);
-			be.push(b);
-		}
-		a.set("best_effort", be);
-		a.set("best_effort_kept_min", r.be_kept_min);
-		if (r.arm == "sched" && r.status == "ok") {
-			json::Value sd;
-			sd.set("log", r.sched_log);
-			sd.set("daemon_pid", r.sched_pid);
-			sd.set("suspends", r.suspends);
-			sd.set("resumes", r.resumes);
-			sd.set("decision_latency", percentiles_json(r.decision));
-			a.set("sched", sd);
-		}
-		a.set("suspend_to_unmapped", transition_json(r.suspend));
-		a.set("resume_to_running", transition_json(r.resume));
-		a.set("latency_target", r.latency_target);
-		a.set("suspend_target", r.suspend_target);
-		arms.push(a);
-	}
-	doc.set("arms", arms);
-	return doc;
-}
-
-namespace {
-
-std::string transition_text(const Transition& t)
-{
-	if (!t.available)
-		return "unavailable: " + t.reason;
-	char buf[128];
-	std::snprintf(buf, sizeof buf, "p50 %.0f us, p99 %.0f us (%llu samples)", t.p50_us, t.p99_us,
-		      (unsigned long long)t.samples);
-	return buf;
-}
-
-} // namespace
-
-void print_tenant_table(std::FILE* out, const Options& o, const std::vector<TenantReport>& reports)
-{
-	std::fprintf(out, "\ntenant mode: critical %s at %.1f/s beside %s (targets: p99 <= %.1fx alone, "
-			  "best-effort kept >= %.1f, suspend p99 < %.0f us)\n",
-		     o.critical.c_str(), o.params.rate, o.mix.c_str(), TenantTargets{}.p99_ratio_max,
-		     TenantTargets{}.be_kept_min, TenantTargets{}.suspend_p99_max_us);
-	std::fprintf(out, "%-8s %3s %8s %9s %9s %9s %9s %7s %8s  %s\n", "arm", "rep", "crit_qps", "alone_p99", "p50_us",
-		     "p99_us", "p999_us", "p99/alo", "be_kept", "targets");
-	for (const TenantReport& rep : reports) {
-		const TenantArmResult& r = rep.r;
-		if (r.status != "ok") {
-			std::fprintf(out, "%-8s %3u %s: %s\n", r.arm.c_str(), rep.repeat, r.status.c_str(), r.reason.c_str());
-			continue;
-		}
-		std::fprintf(out, "%-8s %3u %8.1f %9.0f %9.0f %9.0f %9.0f %7.2f %8.2f  latency %s; suspend %s\n",
-			     r.arm.c_str(), rep.repeat, r.critical_qps, r.alone.p99_us, r.critical.p50_us, r.critical.p99_us, r.critical.p999_us,
-			     r.p99_ratio, r.be_kept_min, r.latency_target.c_str(), r.suspend_target.c_str());
-		if (r.arm == "sched")
-			std::fprintf(out, "         kfdmp-sched: %llu suspends, %llu resumes, decision latency p50 %.0f us, "
-					  "p99 %.0f us (%s)\n",
-				     (unsigned long long)r.suspends, (unsigned long long)r.resumes, r.decision.p50_us,
-				     r.decision.p99_us, r.sched_log.c_str());
-		if (r.arm == "sched" && !r.suspend.available && !r.resume.available && r.suspend.reason == r.resume.reason)
-			std::fprintf(out, "         suspend-to-unmapped, resume-to-running: %s\n",
-				     transition_text(r.suspend).c_str());
-		else if (r.arm == "sched")
-			std::fprintf(out, "         suspend-to-unmapped: %s; resume-to-running: %s\n",
-				     transition_text(r.suspend).c_str(), transition_text(r.resume).c_str());
-	}
-}
+// Tenant mode's report (tenant_reports, tenant_json, print_tenant_table) is in tenant.cpp.
 
 } // namespace kfdmp

@@ -7,6 +7,7 @@
 #include "options.h"
 #include "tenant.h"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -36,6 +37,18 @@ struct TenantMetrics {
 	double kernel_inflation = 0; // kernel-weighted mean over its processes, against solo (NaN: unknown)
 };
 
+// Per-query device time reported by the workload (exec: `done SEQ gpu_ns=N`),
+// over the queries started in the window: kernel-time inflation against the
+// same workload's 1-process runs and host-side wait (latency - gpu time).
+struct GpuTimeMetrics {
+	bool available = false;
+	std::string reason; // why not, when !available
+	uint64_t queries = 0;
+	double mean_gpu_us = NAN;
+	double inflation = NAN; // mean_gpu_us / the 1-process runs' mean (NaN: none)
+	double host_wait_mean_us = NAN, host_wait_p50_us = NAN, host_wait_p99_us = NAN;
+};
+
 struct RunMetrics {
 	std::string status; // ok | failed | unavailable | interrupted
 	std::string reason; // why, when not ok
@@ -52,6 +65,7 @@ struct RunMetrics {
 	double peak_rate;   // the device's peak of the same unit (0: unknown)
 	std::string work_unit;
 	std::vector<TenantMetrics> tenants; // --mix only
+	GpuTimeMetrics gpu_time;
 };
 
 struct Run {
@@ -61,9 +75,14 @@ struct Run {
 	// Tenant mode: critical_alone | best_effort_alone | arm ("" otherwise),
 	// and the arm (none | sched | priority) of an arm run.
 	std::string tenant_role, tenant_arm;
+	double tenant_busy = NAN, tenant_rate = NAN; // the critical tenant's busy fraction (NaN: --rate) and rate
 	std::string sched_log; // the sched arm: kfdmp-sched's decision log
 	int sched_status = -1; // and its exit status (-1: not started, or killed)
 	int64_t sched_pid = 0; // and its pid (0: not started)
+	std::string workload; // what ran: the workload, or the --mix spec
+	std::string arm;      // the process arms (arm_label()), or the tenant arm
+	json::Value arms;     // what each process got (apply_process_arms())
+	std::string skipped;  // non-empty: the run was not started, why (status unavailable)
 	LaunchResult launch;
 	json::Value kfd;
 	RunMetrics m{};
@@ -98,6 +117,8 @@ std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 // {"p50_us", "p99_us", "samples"} or {"unavailable": reason}, with the
 // trace's counts ("tenant_ctl_events", "left_out") when it had events.
 json::Value transition_json(const Transition& t);
+// Each arm at each critical rate over its repeats, targets checked on intervals (tenant.h).
+std::vector<TenantArmSummary> tenant_summaries(const std::vector<TenantReport>& reports);
 json::Value tenant_json(const Options& o, const std::vector<TenantReport>& reports);
 void print_tenant_table(std::FILE* out, const Options& o, const std::vector<TenantReport>& reports);
 

@@ -36,12 +36,14 @@ struct RunConfig {
 
 // One query of a worker: host CLOCK_MONOTONIC start (open loop: the
 // scheduled arrival) and end, host submission time, and whether its
-// kernels were GPU-stamped. Recorded for every query that ends after the
-// window opened.
+// kernels were GPU-stamped, and the device time of its work when the
+// workload measures it (Workload::gpu_time(), else 0). Recorded for every
+// query that ends after the window opened.
 struct QueryRecord {
 	uint64_t start_ns, end_ns;
 	uint32_t submit_ns;
 	uint32_t stamped;
+	uint64_t gpu_ns = 0;
 };
 
 struct WorkerSlot {
@@ -56,9 +58,12 @@ struct WorkerSlot {
 	uint64_t records_dropped;  // queries not recorded for lack of capacity
 	uint64_t stamps;           // kernel stamps (<= params.stamp_capacity)
 	double work_per_query, peak_work_rate;
+	uint32_t gpu_time;         // 1: records carry gpu_ns
+	int32_t child_pgid;        // exec worker: its command's process group (0: none)
 	char work_unit[16];
 	char device[160];
-	char error[256];
+	char activity[160];        // what the worker waits for (exec: "done 17 from the command")
+	char error[512];
 };
 
 struct RegionHeader {

@@ -19,6 +19,9 @@
 namespace kfdmp {
 namespace {
 
+WorkerSlot* g_slot = nullptr;
+uint32_t g_index = 0, g_workers = 0;
+
 void set_text(char* dst, size_t cap, const std::string& s)
 {
 	std::snprintf(dst, cap, "%s", s.c_str());
@@ -98,7 +101,7 @@ void run_window(Workload& w, const RunConfig& cfg, const WorkloadParams& p, uint
 		}
 		if (samples < cfg.latency_capacity)
 			records[samples++] = {start, t1, uint32_t(std::min<uint64_t>(w.last_submit_ns(), UINT32_MAX)),
-					      stamp ? 1u : 0u};
+					      stamp ? 1u : 0u, w.last_gpu_ns()};
 		else
 			++dropped;
 	}
@@ -125,6 +128,7 @@ int run(const SharedRegion& region, uint32_t index, WorkloadFactory make)
 		slot.work_per_query = w->work_per_query();
 		slot.peak_work_rate = w->peak_work_rate();
 		set_text(slot.work_unit, sizeof slot.work_unit, w->work_unit());
+		slot.gpu_time = w->gpu_time() ? 1 : 0;
 		w->query(); // first-use costs (module load, page mapping) stay out of the window
 	} catch (const Unavailable& e) {
 		return fail(slot, worker_unavailable, e.what());
@@ -193,11 +197,31 @@ int worker_main(int argc, char** argv, WorkloadFactory make, ProbeFn probe)
 		SharedRegion region = SharedRegion::attach(int(fd));
 		if (index >= region.header().config.workers)
 			return usage(argv[0]);
-		return run(region, uint32_t(index), make);
+		g_slot = &region.slot(uint32_t(index));
+		g_index = uint32_t(index);
+		g_workers = region.header().config.workers;
+		const int rc = run(region, uint32_t(index), make);
+		g_slot = nullptr;
+		return rc;
 	} catch (const std::exception& e) {
 		std::fprintf(stderr, "kfdmp worker: %s\n", e.what());
 		return worker_error;
 	}
+}
+
+uint32_t worker_index() { return g_index; }
+uint32_t worker_count() { return g_workers; }
+
+void worker_set_child_pgid(int pgid)
+{
+	if (g_slot)
+		g_slot->child_pgid = pgid;
+}
+
+void worker_set_activity(const std::string& what)
+{
+	if (g_slot)
+		set_text(g_slot->activity, sizeof g_slot->activity, what);
 }
 
 } // namespace kfdmp

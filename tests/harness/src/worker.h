@@ -28,4 +28,14 @@ using ProbeFn = std::string (*)();
 //                                 there is none, exit worker_unavailable)
 int worker_main(int argc, char** argv, WorkloadFactory make, ProbeFn probe);
 
+// For a workload running inside worker_main(): this worker's index and the
+// number of workers of the run (0, 0 outside a run).
+uint32_t worker_index();
+uint32_t worker_count();
+// Publishes the process group of a command the workload started (exec
+// workers), so the launcher kills it with the worker; 0 when it is gone.
+void worker_set_child_pgid(int pgid);
+// What the workload is waiting for, for the launcher's "hung" message.
+void worker_set_activity(const std::string& what);
+
 } // namespace kfdmp

@@ -28,6 +28,11 @@ struct WorkloadParams {
 	int32_t priority;    // stream priority: > 0 the device's highest, < 0 its lowest, 0 default
 	char code_object[256]; // hsa: code object path, empty = next to the worker
 	char notify_socket[108]; // open loop: send busy/idle here (kfdmp-sched), empty = none
+	// exec workloads (kfdmp-exec-worker, docs/exec-workers.md): the shell
+	// command, and this process's arm as protocol lines ("env K=V" and
+	// "option K=V", newline-separated) computed by the launcher.
+	char command[1024];
+	char exec_config[1024];
 };
 
 // Start and end of one kernel on the device clock (ns, common to every
@@ -67,6 +72,10 @@ public:
 	// Host time spent submitting the last query (launch calls up to the
 	// synchronise), ns; 0 = not measured.
 	virtual uint64_t last_submit_ns() const { return 0; }
+	// Device time of the last query's work (ns), when gpu_time() is true
+	// (exec workers whose command answers `ready gpu_time=1`).
+	virtual bool gpu_time() const { return false; }
+	virtual uint64_t last_gpu_ns() const { return 0; }
 };
 
 struct VerifyError : std::runtime_error {

@@ -4,7 +4,10 @@
 // QPS(N) / QPS(1) above the collapse floor; in target mode
 // (KFDMP_SCALING_TARGET, e.g. 0.9) fails where the ratio's 95% interval over
 // the rounds lies below it (judge_scaling() in stats.h). Skips, with the reason, when the
-// build has no GPU backend or no device is visible. Figures for reports come
+// build has no GPU backend or no device is visible. The `exec` cases scale
+// the command named by KFDMP_SCALING_EXEC (environment, else the CMake cache
+// option of that name), e.g. KFDMP_SCALING_EXEC='python3 bench.py', through
+// kfdmp --exec (docs/exec-workers.md); they skip when it is unset. Figures for reports come
 // from kfdmp's own output (README.md), not from this test's timing.
 #include "json.h"
 #include "kfd_probe.h"
@@ -76,13 +79,25 @@ TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 	const Case c = GetParam();
 	const bool hsa = std::string(c.workload) == "hsa";
 	const std::string dir = KFDMP_BIN_DIR;
-	const std::string worker = dir + (hsa ? "/kfdmp-hsa-worker" : "/kfdmp-worker");
-	if (access(worker.c_str(), X_OK) != 0)
-		GTEST_SKIP() << worker << " was not built (KFDMP_GPU=" << KFDMP_GPU_BACKEND
-			     << (hsa ? "; the hsa workload needs KFDMP_GPU=hip and the HSA headers)" : ")");
-	std::string probe;
-	if (run(worker + " --probe", probe) != 0)
-		GTEST_SKIP() << "no GPU: " << probe;
+	std::string workload_args = std::string("--workload ") + c.workload;
+	if (std::string(c.workload) == "exec") {
+		const char* env = std::getenv("KFDMP_SCALING_EXEC");
+		const std::string cmd = env && *env ? env : KFDMP_SCALING_EXEC_DEFAULT;
+		if (cmd.empty())
+			GTEST_SKIP() << "no exec workload: set KFDMP_SCALING_EXEC='CMD' (or -DKFDMP_SCALING_EXEC=CMD)";
+		std::string quoted = "'";
+		for (char ch : cmd)
+			quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+		workload_args = "--exec " + quoted + "'";
+	} else {
+		const std::string worker = dir + (hsa ? "/kfdmp-hsa-worker" : "/kfdmp-worker");
+		if (access(worker.c_str(), X_OK) != 0)
+			GTEST_SKIP() << worker << " was not built (KFDMP_GPU=" << KFDMP_GPU_BACKEND
+				     << (hsa ? "; the hsa workload needs KFDMP_GPU=hip and the HSA headers)" : ")");
+		std::string probe;
+		if (run(worker + " --probe", probe) != 0)
+			GTEST_SKIP() << "no GPU: " << probe;
+	}
 
 	const double floor = env_number("KFDMP_COLLAPSE_FLOOR", env_number("KFDMP_MIN_SCALING", 0.5));
 	const double target = env_number("KFDMP_SCALING_TARGET", 0);
@@ -96,7 +111,7 @@ TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 	const std::string out = tmp;
 	std::string log;
 	const std::string procs = c.procs == 1 ? "1" : "1," + std::to_string(c.procs);
-	const int rc = run(dir + "/kfdmp --workload " + c.workload + " --procs " + procs + " --repeat " +
+	const int rc = run(dir + "/kfdmp " + workload_args + " --procs " + procs + " --repeat " +
 				   std::to_string(rounds) + " --duration " +
 				   duration + " --warmup 0.5 --out " + out,
 			   log);
@@ -164,7 +179,7 @@ TEST_P(Scaling, BaselineFairnessNoStarvationAndRatioFloor)
 std::vector<Case> cases()
 {
 	std::vector<Case> v;
-	for (const char* w : {"latency", "saturate", "copy", "mixed", "hsa"})
+	for (const char* w : {"latency", "saturate", "copy", "mixed", "hsa", "exec"})
 		for (unsigned n : {1u, 2u, 4u, 8u})
 			v.push_back({w, n});
 	return v;
