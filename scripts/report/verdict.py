@@ -1034,12 +1034,24 @@ def no_cause(v):
               "Holm's correction" % ", ".join("%s N=%d: %.3f" % (L["workload"], L["procs"], L["lost"]) for L in sig)
     per_arm = {}
     for T in v["tests"]:
-        if T["role"] == "remedy" and T.get("rules_out") is not None and T["loss_significant"]:
-            cur = per_arm.get(T["arm"])
-            if cur is None or T["rules_out"] > cur["at_most_share"]:
-                per_arm[T["arm"]] = {"arm": T["arm"], "hypothesis": T["hypothesis"], "workload": T["workload"],
-                                     "procs": T["procs"], "at_most_share": T["rules_out"], "upper95": T["ci95"][1]}
-    return {"why": why, "ruled_out": sorted(per_arm.values(), key=lambda x: x["at_most_share"]),
+        if T["role"] != "remedy" or not T["ci95"]:
+            continue
+        cur = per_arm.setdefault(T["arm"], {"arm": T["arm"], "hypothesis": T["hypothesis"], "at_most_share": None,
+                                            "workload": None, "procs": None, "upper95": None,
+                                            "at_most_effect": None, "effect_at": None})
+        if cur["at_most_effect"] is None or T["ci95"][1] > cur["at_most_effect"]:
+            cur["at_most_effect"], cur["effect_at"] = T["ci95"][1], "%s N=%d" % (T["workload"], T["procs"])
+        if T.get("rules_out") is not None and T["loss_significant"] and \
+                (cur["at_most_share"] is None or T["rules_out"] > cur["at_most_share"]):
+            cur.update(at_most_share=T["rules_out"], workload=T["workload"], procs=T["procs"], upper95=T["ci95"][1])
+    mdes = [d["mde"] for d in v["detectable"] if d["mde"] is not None]
+    reps = [d["repeats_for_detect"] for d in v["detectable"]]
+    return {"why": why,
+            "smallest_detectable": [min(mdes), max(mdes)] if mdes else None,
+            "detect": v["detectable"][0]["detect"] if v["detectable"] else None,
+            "repeats_for_detect": None if not reps or None in reps else max(reps),
+            "ruled_out": sorted(per_arm.values(), key=lambda x: (
+                x["at_most_share"] if x["at_most_share"] is not None else 1e9, x["at_most_effect"])),
             "not_judged": sorted({"%s: %s" % (T["arm"], T["why_not_judged"]) for T in v["tests"]
                                   if T["why_not_judged"]})}
 
@@ -1221,12 +1233,22 @@ def markdown(v):
     else:
         nc = v["no_cause"]
         L += ["### No cause found", "", "**No cause found**: %s." % nc["why"], ""]
+        if nc["smallest_detectable"]:
+            L += ["The smallest effect this run could have named: %+.3f to %+.3f of one process's QPS, by workload "
+                  "and N (80%% power; table below); %s repeats would name an effect of %+.2f everywhere." % (
+                      nc["smallest_detectable"][0], nc["smallest_detectable"][1],
+                      nc["repeats_for_detect"] if nc["repeats_for_detect"] else "more than 1000", nc["detect"]), ""]
         if nc["ruled_out"]:
-            L += ["What each arm ruled out (the most of a significant loss it could bring back: its effect's "
-                  "95% upper bound / the loss, at its worst workload and N):", ""]
-            L += ["- `%s` (%s): at most %s (%s N=%d, upper bound %+.3f)%s" % (
-                x["arm"], x["hypothesis"], pct(x["at_most_share"]), x["workload"], x["procs"], x["upper95"],
-                " - ruled out" if x["at_most_share"] < RULED_OUT_SHARE else "") for x in nc["ruled_out"]]
+            L += ["What each arm ruled out (its effect's 95% upper bound, at its worst workload and N: on the "
+                  "mission ratio, and as a share of a significant loss):", ""]
+            for x in nc["ruled_out"]:
+                line = "- `%s` (%s): brings back at most %+.3f of one process's QPS (%s)" % (
+                    x["arm"], x["hypothesis"], x["at_most_effect"], x["effect_at"])
+                if x["at_most_share"] is not None:
+                    line += "; at most %s of the loss (%s N=%d)%s" % (
+                        pct(x["at_most_share"]), x["workload"], x["procs"],
+                        ": ruled out" if x["at_most_share"] < RULED_OUT_SHARE else "")
+                L.append(line)
             L.append("")
         if nc["not_judged"]:
             L += ["Not judged:", ""] + ["- %s" % x for x in nc["not_judged"][:20]] + [""]

@@ -208,6 +208,11 @@ class NullAndNoFix(Model, unittest.TestCase):
         nc = v["no_cause"]
         self.assertTrue(nc["why"])
         self.assertIn("No cause found", self.md)
+        lo, hi = nc["smallest_detectable"]
+        self.assertTrue(0 < lo <= hi)
+        self.assertGreater(nc["repeats_for_detect"], 3)  # 4% noise: 3 repeats cannot name 0.10
+        self.assertIn("repeats would name an effect of +0.10", self.md)
+        self.assertIn("brings back at most", self.md)
         d = v["detectable"][0]
         self.assertGreater(d["mde"], 0)
         self.assertGreaterEqual(d["repeats_for_detect"], V.MIN_REPEATS)
