@@ -13,29 +13,33 @@
 # summary covers the parts before it when they ran on the same machine and
 # $OUT was copied back after each (the summary reads what is there).
 #
-# PART (each well under 9 minutes of wall time; estimates for this H100 at
-# the defaults below, about 12 s per kfdmp run of 2 s warm-up + 4 s window
-# + worker start-up, which is importing torch/transformers, building the
-# model and the first forward; runs stop being started once the part's
-# budget, BUDGET_S = 510 s, would be passed, and say so):
-#   build       configure and build the harness (cmake -DKFDMP_GPU=cuda;
-#               kfdmp, kfdmp-exec-worker, kfdmp-worker) in build/exec-ref,
-#               then a smoke test: every preset standalone for 1+1 s with
-#               the installed libraries and with --impl torch, and
-#               gpt2-b8-s128 with --graph (about 3 min build + 2 min smoke)
+# PART (each under 9 minutes of wall time). Estimates: a kfdmp run costs its
+# 2 s warm-up + 4 s window + about 7 s of worker start-up and teardown
+# (importing torch and transformers, building the model, the first forward;
+# RUN_OVERHEAD_S, the figure the budget check uses) = about 13 s; a part
+# starts no run that would take it past BUDGET_S = 510 s, and lists what it
+# skipped in $OUT/PART/skipped.txt. The first call on a fresh machine also
+# builds (about 2 min; later parts only build what changed).
+#   build       configure (cmake -DKFDMP_GPU=cuda; -DKFDMP_GPU=none if that
+#               fails) and build kfdmp, kfdmp-exec-worker, kfdmp-worker in
+#               build/exec-ref, then a smoke test: every preset standalone
+#               for 1+1 s with the installed libraries and with --impl
+#               torch, gpt2-b8-s128 with --graph both ways, and one exec
+#               sweep at N=1,2 (about 2 min build + 2 min smoke)
 #   ts          time-sliced: gpt2-b8-s128 and resnet50-b32, N=1,2,4,8 x 3
-#               repeats (24 runs, about 5 min)
-#   mps         the same under MPS (nvidia-cuda-mps-control -d; about 5 min)
+#               repeats (24 runs, about 5.5 min)
+#   mps         the same under MPS (nvidia-cuda-mps-control -d; 5.5 min)
 #   field       mi300x-8.7ms (the preset sized for the field's 115 QPS on an
 #               MI300X), time-sliced and under MPS, N=1,2,4,8 x 3 (24 runs,
-#               about 6 min) and the numbers that check its sizing
+#               about 5.5 min); the summary checks its sizing
 #   arms        gpt2-b8-s128 time-sliced, N=1,2,4,8, one repeat each of
 #               --cpu-threads 1, --cpu-threads auto, --pin numa,
-#               --idle-procs 2 (16 runs, about 4 min)
+#               --idle-procs 2 (16 runs, about 3.5 min)
 #   agree       exec N=1 and the standalone loop alternated, 3 rounds of
 #               each of the three presets (18 runs, about 4 min)
 #   summary     only the summary of what is under $OUT
-# Total about 29 min of device time for build, ts, mps, field, arms, agree.
+# Total about 28 min of device time for all six. Short of device time, run
+# them in this order: build, ts, agree, field, mps, arms (or REPEATS=2).
 # PRESET... replaces a part's presets (ts, mps, arms, agree).
 #
 # Environment: OUT, BUILD (default build/exec-ref), DURATION (4), WARMUP (2),
