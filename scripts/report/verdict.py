@@ -885,9 +885,11 @@ def cu_contrast(arms, roles, per_arm, loss_at, ref, hyps_of, wls, alpha):
                 row.update(result=res, why=why)
                 out.append(row)
         if not common:
+            idle = [x for x in (p, s) if not x.get("workloads")]
+            why = "; ".join("%s did not run (%s)" % (x["name"], x.get("status", "no results")) for x in idle) or \
+                "%s and %s share no workload and N with results" % (s["name"], p["name"])
             out.append({"split": s["name"], "partition": p["name"], "workload": None, "procs": None,
-                        "result": "cannot tell", "why": "%s and %s share no workload and N with results"
-                        % (s["name"], p["name"])})
+                        "result": "cannot tell", "why": why})
     return out
 
 

@@ -341,6 +341,17 @@ class Degraded(Model, unittest.TestCase):
                          [("hwq2", False)])
         self.assertIn("`hwq2` (queues per process) - did not run: skipped:", self.md)
 
+    def test_phase_one_run_without_partitions(self):
+        """A phase-1 run (issue 24) skips the partition arms: the CU split
+        still names CU sharing; the contrast cannot tell and says why."""
+        v = self.verdict("phase1", 1)
+        self.assertEqual((v["causes"][0]["hypothesis"], v["causes"][0]["arm"]), ("xcc_l2_sharing", "spx-xcc-split"))
+        self.assertFalse(v["causes"][0]["confounded"])
+        self.assertEqual({c["result"] for c in v["contrasts"]}, {"cannot tell"})
+        self.assertTrue(all("did not run (skipped: phase 2" in c["why"] for c in v["contrasts"]))
+        h = [x for x in v["hypotheses"] if x["hypothesis"] == "xcc_l2_sharing"][0]
+        self.assertEqual(sorted(a for a, _ in h["skipped_arms"]), ["cpx", "dpx"])
+
     def test_fewer_than_three_repeats(self):
         v = self.verdict("few_repeats", 1)
         self.assertEqual(v["causes"], [])

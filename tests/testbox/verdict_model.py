@@ -28,7 +28,7 @@ The arms are today's matrix (tests/testbox/matrix.conf, 13 arms), written as
 scripts/testbox.sh writes them: configs/<arm>/{arm.env, config.env, status,
 partition.env, <workload>/results.json (kfdmp schema 2), <workload>/workload.env}
 and run.env. Scenarios (SCENARIOS): null, no_fix, idle_queue, cu_only,
-confounded, trade_off, missing_arm, few_repeats, new_arms.
+confounded, trade_off, missing_arm, phase1, few_repeats, new_arms.
 Python 3.6, standard library.
 """
 import argparse
@@ -212,6 +212,10 @@ SCENARIOS = {
     # idle_queue without hwq1 and with hwq2 skipped
     "missing_arm": Scenario("missing_arm", noise=0.03, oversub=0.35, drop=("hwq1",),
                             skip={"hwq2": "the loaded amdgpu has no parameter kfd_example (optional ?kfd_example=1)"}),
+    # cu_only in a phase-1 run (issue 24): the partition arms skipped with their reason
+    "phase1": Scenario("phase1", noise=0.02, cu=0.25,
+                       skip={"cpx": "phase 2 (driver) arm: a compute partition; run with PHASE=driver",
+                             "dpx": "phase 2 (driver) arm: a compute partition; run with PHASE=driver"}),
     # idle_queue with 2 repeats
     "few_repeats": Scenario("few_repeats", noise=0.03, oversub=0.35, repeats=2),
     # idle_queue with issue 24's arms and an unknown hypothesis
