@@ -328,9 +328,11 @@ class PythonWorker(unittest.TestCase):
         with open(out) as f:
             res = json.load(f)
         self.assertEqual(res["mode"], "closed")
-        # 5 ms queries for 0.4 s: about 80 (sleep overshoots; loose bounds)
-        self.assertTrue(30 <= res["queries"] <= 81, res)
-        self.assertTrue(60 < res["qps"] <= 201, res)
+        # 5 ms queries for 0.4 s: about 80 (sleep overshoots, more so on a
+        # loaded CI machine; loose bounds)
+        self.assertTrue(10 <= res["queries"] <= 81, res)
+        self.assertTrue(20 < res["qps"] <= 201, res)
+        self.assertTrue(0 < res["qps_window"] <= 201, res)
         self.assertGreaterEqual(res["p50_ms"], 5.0)
         st = self.read_state()
         self.assertEqual((st["threads"], st["omp"], st["standalone"]), (2, "2", True))
