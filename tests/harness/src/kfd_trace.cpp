@@ -318,7 +318,8 @@ json::Value apply_kfd_trace(const json::Value& doc, const KfdTrace& trace, std::
 		const json::Value* name = arm.find("arm");
 		const json::Value* status = arm.find("status");
 		const json::Value* repeat = arm.find("repeat");
-		if (!name || !name->is_string() || name->string() != "sched" || !status || !status->is_string() ||
+		if (!name || !name->is_string() || (name->string() != "sched" && name->string() != "sched-kfd") ||
+		    !status || !status->is_string() ||
 		    status->string() != "ok") {
 			new_arms.push(std::move(a));
 			continue;

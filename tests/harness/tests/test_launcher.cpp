@@ -318,7 +318,7 @@ TEST(LauncherBinary, TenantModeJudgesEachArmAgainstAlone)
 	EXPECT_EQ(be[0].at("workload").string(), "slow");
 	EXPECT_GT(be[0].at("kept").number(), 0.5); // sleeping workers barely slow each other
 	EXPECT_EQ(arms[0].at("suspend_target").string(), "unavailable: no suspends in the none arm");
-	EXPECT_EQ(arms[1].at("arm").string(), "sched");
+	EXPECT_EQ(arms[1].at("arm").string(), "sched-kfd");
 	EXPECT_EQ(arms[1].at("status").string(), "skipped");
 	EXPECT_FALSE(arms[1].at("reason").string().empty()); // the build, /dev/kfd or the driver says why
 	EXPECT_TRUE(arms[1].at("suspend_to_unmapped").at("unavailable").is_string());

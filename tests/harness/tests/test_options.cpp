@@ -123,7 +123,7 @@ TEST(Options, TenantMode)
 {
 	const Options o = parse(Program::launcher, {"--critical", "latency", "--rate", "50", "--mix", "saturate:3"});
 	EXPECT_EQ(o.critical, "latency");
-	EXPECT_EQ(o.arms, (std::vector<std::string>{"none", "sched", "priority"}));
+	EXPECT_EQ(o.arms, (std::vector<std::string>{"none", "sched-kfd", "priority"}));
 	EXPECT_EQ(parse(Program::launcher, {"--critical", "latency", "--rate", "5", "--mix", "saturate:1", "--arms",
 					    "priority,none,priority"})
 			  .arms,
