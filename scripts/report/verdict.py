@@ -668,6 +668,17 @@ def _verdict(arms, reference, workloads, mission_n, p99_target, p99_bound, alpha
             c["also"] = []
             best[k] = c
     causes = [c for c in causes if "also" in c]
+    # One entry per hypothesis: its best workload and N; the others in "also_at".
+    by_h = {}
+    for c in causes:
+        if c["hypothesis"] in by_h:
+            by_h[c["hypothesis"]]["also_at"].append({k: c[k] for k in (
+                "workload", "procs", "arm", "effect", "ci95", "lower_holm", "lost", "share", "share_lower",
+                "p50_ratio", "p99_ratio", "kind", "reproduce")})
+        else:
+            c["also_at"] = []
+            by_h[c["hypothesis"]] = c
+    causes = [c for c in causes if "also_at" in c]
     for i, c in enumerate(causes):
         c["rank"] = i + 1
 
@@ -1155,7 +1166,7 @@ def headline(v):
     if not v["causes"]:
         return "no cause found: %s" % v["no_cause"]["why"]
     c = v["causes"][0]
-    return "%d cause(s) named; first: %s (arm %s, %s N=%d, effect %+.3f, Holm lower bound %+.3f, share of the " \
+    return "%d hypothesis(es) named as a cause; first: %s (arm %s, %s N=%d, effect %+.3f, Holm lower bound %+.3f, share of the " \
         "loss >= %s, %s)" % (len(v["causes"]), " or ".join(c["hypotheses"]) +
                              (" (confounded)" if c["confounded"] else ""), c["arm"], c["workload"], c["procs"], c["effect"],
                              c["lower_holm"], pct(c["share_lower"]), c["kind"])
@@ -1222,15 +1233,19 @@ def markdown(v):
     L.append("")
     if v["causes"]:
         L += ["### Causes the data supports", "",
+              "One row per hypothesis, at its best workload and N; *also* lists the others where it is named.", "",
               "| rank | hypothesis | arm | workload | N | loss | effect [Holm lower bound] | share of the loss "
-              "(lower bound) | latency vs reference | fix? | reproduce |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "(lower bound) | latency vs reference | fix? | also | reproduce |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for c in v["causes"]:
             hyp = " or ".join(c["hypotheses"]) + (" (confounded: see below)" if c["confounded"] else "")
-            L.append("| %d | %s | `%s` | %s | %d | %.3f | %+.3f [%+.3f] | %s (%s) | %s | %s | `%s` |" % (
+            also = ", ".join("%s N=%d `%s` >= %s%s" % (x["workload"], x["procs"], x["arm"], pct(x["share_lower"]),
+                                                      " (trade-off)" if x["kind"] == "trade-off" else "")
+                             for x in c["also_at"]) or "-"
+            L.append("| %d | %s | `%s` | %s | %d | %.3f | %+.3f [%+.3f] | %s (%s) | %s | %s | %s | `%s` |" % (
                 c["rank"], hyp, c["arm"], c["workload"], c["procs"], c["lost"], c["effect"], c["lower_holm"],
                 pct(c["share"]), pct(c["share_lower"]), lat(c),
-                "trade-off: p99 up" if c["kind"] == "trade-off" else "fix", c["reproduce"]))
+                "trade-off: p99 up" if c["kind"] == "trade-off" else "fix", also, c["reproduce"]))
         L.append("")
     else:
         nc = v["no_cause"]
