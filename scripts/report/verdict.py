@@ -40,6 +40,15 @@ The decision rule (docs/box-run.md, "The verdict"):
 - latency: every effect carries p50 and p99 against the reference at the same
   N; a remedy whose mean p99 exceeds the reference's by more than the p99
   bound (1.25x) is a trade-off, not a fix.
+- confounds: what each arm changes (a partition: CUs, L2/XCC, the HQD and
+  VMID budgets; the CU split: CUs; --hw-queues: queues per process); an arm
+  that changes several hypotheses' factors names the arms that would
+  separate them, and the CU split is set against each partition ("CUs, not
+  L2" / "L2/XCC, not CUs" / "CUs and L2/XCC" / "cannot tell").
+- no cause: what each arm ruled out, the smallest effect the run could name
+  and the repeats that would name a given one.
+- what to run: per N the throughput-versus-p99 front and the fastest arm that
+  meets --p99-target (the reference unless one is faster beyond its interval).
 Python 3.6 and the standard library only.
 """
 import argparse
@@ -518,7 +527,7 @@ def verdict(arms, reference=None, workloads=None, mission_n=None, p99_target=Non
 def _verdict(arms, reference, workloads, mission_n, p99_target, p99_bound, alpha, detect):
     """arms: [{"name", "hypothesis", "partition", "params", "kfdmp_args",
     "hw_queues", "status", "workloads": {wl: [harness runs]}}]. p99_target:
-    None (the reference's p99 alone x 1.5), "Kx" (the same with K) or
+    None (1.5x the reference's p99 at the same N), "Kx" (K times it) or
     microseconds. Returns the verdict document (docs/box-run.md)."""
     ran = [a for a in arms if a.get("workloads")]
     if not ran:
