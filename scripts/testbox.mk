@@ -1,9 +1,19 @@
 # Test-box targets; the top-level Makefile includes this file:
 #   include scripts/testbox.mk
 #
-#   make testbox          build, load each configuration of the matrix, run
-#                         the harness, report, restore the stock driver
-#                         (root, a gfx9.4.x GPU; see scripts/testbox.sh --help)
+#   make testbox          phase 1 (the default): the arms that change no
+#                         driver parameter, on the driver already loaded, on
+#                         GPU=N only (default 0); nothing is built, unloaded
+#                         or loaded, the other GPUs keep serving. PHASE=driver:
+#                         phase 2, build and load the series' driver for each
+#                         driver arm (all GPUs stop), restore the stock driver.
+#                         WORKLOAD="CMD": measure CMD (kfdmp --exec), e.g.
+#                         WORKLOAD="docker exec -i svc python3 bench.py";
+#                         REFERENCE=gpt2 [CONTAINER=svc]: the reference
+#                         PyTorch workloads, inside the container;
+#                         WORKLOAD_GPU=, REFERENCE_ARGS= (root, a gfx9.4.x
+#                         GPU; see scripts/testbox.sh --help and
+#                         docs/box-run.md)
 #   make testbox-dry-run  the same walk without changing anything (any machine)
 #   make testbox-tenant   the same run in tenant mode (issue 18): the series'
 #                         driver with stock parameters, then with
@@ -23,7 +33,10 @@
 #                         --layout dkms, --keep-going, --build, ...)
 #
 # TESTBOX_ARGS go to scripts/testbox.sh, e.g.
-#   make testbox TESTBOX_ARGS="--configs stock,all --repeat 5"
+#   make testbox TESTBOX_ARGS="--configs stock,hwq1 --repeat 5" GPU=3
+# PHASE, GPU, WORKLOAD, WORKLOAD_GPU, REFERENCE, REFERENCE_ARGS and CONTAINER
+# reach scripts/testbox.sh through the environment (make exports variables
+# given on its command line).
 # KVER defaults to the running kernel for these targets (the module is
 # loaded here); KSRC picks the amdgpu-dkms source (default: the newest
 # /usr/src/amdgpu-*); DRY_RUN and FORCE are passed through the environment.

@@ -17,7 +17,8 @@
 #                          print each command it would run, and generate the
 #                          report from a recorded run (tests/testbox/sample)
 #   scripts/testbox.sh check [OPTIONS]    the box checks only (read-only)
-#   scripts/testbox.sh list [OPTIONS]     the selected configurations
+#   scripts/testbox.sh list [OPTIONS]     the selected configurations and the phase
+#                                         of each (host or driver, and why)
 #   scripts/testbox.sh validate [OPTIONS] the parameter check only
 #   scripts/testbox.sh report RUN_DIR [OUT_DIR]   (re)generate a report
 #   scripts/testbox.sh restore            put the stock amdgpu back (idempotent;
@@ -1839,6 +1840,7 @@ parse_options "$@"
 case $CMD in
 run) cmd_run ;;
 check) check_box; [ "$CHECK_FAILS" = 0 ] ;;
-list) load_matrix; printf '%s\n' "${MATRIX_ROWS[@]}" ;;
+list) load_matrix  # the matrix's fields, then the arm's phase (host|driver) and why
+	for row in "${MATRIX_ROWS[@]}"; do arm_fields "$row"; printf '%s\t%s\t%s\n' "$row" "$ARM_PHASE" "$ARM_PHASE_WHY"; done ;;
 validate) load_matrix; if [ "$DRY" = 1 ]; then validate_params; else validate_params --strict; fi ;;
 esac

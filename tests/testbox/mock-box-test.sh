@@ -353,7 +353,8 @@ n=$(grep -c . "$B/kfdmp-args.log" || true)
 [ "$n" = 3 ] && [ "$(grep -c -- '^--exec docker exec -i svc python3 /srv/bench.py --procs 1,2,4,8 --repeat 1 .* --devices 3\( \|$\)' "$B/kfdmp-args.log")" = 3 ] &&
 	ok "phase 1: kfdmp --exec \"docker exec -i svc python3 /srv/bench.py\" --devices 3, once per host arm (stock, hwq1, graph)" ||
 	bad "phase 1: kfdmp calls: $(cat "$B/kfdmp-args.log")"
-[ "$(grep -c '^exec svc python3 /srv/bench.py$' "$B/docker.log")" = 3 ] && ok "phase 1: the docker stand-in received the exec of the service (3 times)" ||
+[ "$(grep -c '^exec svc python3 /srv/bench.py$' "$B/docker.log")" = 3 ] && ! grep '^docker ' "$B/calls.log" | grep -qv ' svc ' &&
+	ok "phase 1: the docker stand-in received the exec of the service (3 times), and no docker call named another container" ||
 	bad "phase 1: docker log: $(cat "$B/docker.log" 2>/dev/null)"
 st() { cat "$1/configs/$2/status" 2>/dev/null; }
 [ "$(st "$tmp/p1" stock)" = ok ] && [ "$(st "$tmp/p1" hwq1)" = ok ] && ok "phase 1: stock and hwq1 ran (ok)" || bad "phase 1: stock $(st "$tmp/p1" stock), hwq1 $(st "$tmp/p1" hwq1)"
