@@ -1376,8 +1376,8 @@ def markdown(v):
             if rec:
                 note = ""
                 if rec["kept_reference_over"]:
-                    note += " (no arm that meets the target is faster beyond its interval; the fastest, `%s`, " \
-                            "is not)" % rec["kept_reference_over"]
+                    note += " (the fastest arm that meets the target, `%s`, is not faster beyond its " \
+                            "interval)" % rec["kept_reference_over"]
                 elif rec["indistinguishable_from"]:
                     ind = rec["indistinguishable_from"]
                     note += " (QPS interval overlaps %s%s)" % (", ".join("`%s`" % x for x in ind[:4]),
