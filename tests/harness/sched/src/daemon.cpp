@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -83,9 +84,10 @@ int Daemon::run()
 
 	std::string reason = "fatal";
 	TimePoint next_reap = clock_.now() + reap_interval;
+	TimePoint next_rescan = rescan ? clock_.now() + rescan_interval : TimePoint::max();
 	while (!s_.fatal()) {
 		TimePoint now = clock_.now();
-		TimePoint wake = std::min(s_.next_deadline(), next_reap);
+		TimePoint wake = std::min({s_.next_deadline(), next_reap, next_rescan});
 		Duration wait = wake > now ? wake - now : Duration(0);
 		timespec ts;
 		ts.tv_sec = time_t(wait.count() / 1000000000);
@@ -107,6 +109,10 @@ int Daemon::run()
 		if (clock_.now() >= next_reap) {
 			s_.reap(alive_);
 			next_reap = clock_.now() + reap_interval;
+		}
+		if (rescan && clock_.now() >= next_rescan) {
+			rescan();
+			next_rescan = clock_.now() + rescan_interval;
 		}
 		s_.tick();
 	}

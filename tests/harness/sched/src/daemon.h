@@ -19,6 +19,12 @@ public:
 	int run();
 	// How often tenants' liveness is checked.
 	Duration reap_interval = std::chrono::milliseconds(100);
+	// Called every rescan_interval (and never when empty): tenant selection
+	// follows processes that come and go (selector.h).
+	std::function<void()> rescan;
+	Duration rescan_interval = std::chrono::milliseconds(500);
+	// The critical tenants whose reports are believed (the rescan updates it).
+	std::set<pid_t>& critical() { return critical_; }
 
 private:
 	void drain();

@@ -28,6 +28,7 @@ public:
 	// The simulated processes.
 	void add_process(pid_t pid, bool has_queues = true);
 	void exit_process(pid_t pid);
+	bool known(pid_t pid) const { return procs_.count(pid) != 0; }
 	bool suspended(pid_t pid) const { return suspended_.count(pid) != 0; }
 	const std::set<pid_t>& suspended_set() const { return suspended_; }
 

@@ -6,6 +6,7 @@
 #include "drain_backend.h"
 #include "fake_backend.h"
 #include "kfd_backend.h"
+#include "selector.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -21,7 +22,10 @@ using namespace kfdmp::sched;
 namespace {
 
 const char* usage =
-	"usage: kfdmp-sched --best-effort PID[,PID..] --critical PID[,PID..] [options]\n"
+	"usage: kfdmp-sched --best-effort SEL[,SEL..] --critical SEL[,SEL..] [options]\n"
+	"  SEL: PID | pid:PID | pgid:PGID | cgroup:PATH | container:ID-OR-NAME; followed as processes\n"
+	"       come and go (a process selected as both is critical)\n"
+	"  --rescan-ms X         how often the selections are resolved again (default 500)\n"
 	"  --socket PATH         unix datagram socket the critical tenants send \"busy\"/\"idle\" to\n"
 	"                        (default /run/kfdmp-sched.sock)\n"
 	"  --socket-mode OCTAL   its file mode (default 600)\n"
@@ -42,22 +46,30 @@ struct UsageError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
-std::vector<pid_t> parse_pids(const std::string& opt, const std::string& v)
+std::vector<Selector> parse_sel(const std::string& opt, const std::string& v)
 {
-	std::vector<pid_t> out;
-	std::stringstream ss(v);
-	std::string item;
-	while (std::getline(ss, item, ',')) {
-		char* end = nullptr;
-		errno = 0;
-		long p = std::strtol(item.c_str(), &end, 10);
-		if (item.empty() || *end || errno || p <= 0 || p > 0x3fffffff)
-			throw UsageError(opt + ": '" + item + "' is not a pid");
-		out.push_back(pid_t(p));
+	try {
+		return parse_selectors(v);
+	} catch (const std::invalid_argument& e) {
+		throw UsageError(opt + ": " + e.what());
 	}
-	if (out.empty())
-		throw UsageError(opt + ": no pid given");
+}
+
+std::set<pid_t> resolve_all(const std::vector<Selector>& sels)
+{
+	std::set<pid_t> out;
+	for (const auto& s : sels)
+		for (pid_t p : resolve(s))
+			out.insert(p);
 	return out;
+}
+
+std::vector<std::string> texts(const std::vector<Selector>& sels)
+{
+	std::vector<std::string> v;
+	for (const auto& s : sels)
+		v.push_back(s.text);
+	return v;
 }
 
 Duration parse_ms(const std::string& opt, const std::string& v)
@@ -73,7 +85,8 @@ Duration parse_ms(const std::string& opt, const std::string& v)
 
 int main(int argc, char** argv)
 {
-	std::vector<pid_t> best_effort, critical;
+	std::vector<Selector> be_sel, crit_sel;
+	Duration rescan_every = std::chrono::milliseconds(500);
 	std::string socket_path = "/run/kfdmp-sched.sock", backend_name = "kfd", device = "/dev/kfd", log_path;
 	unsigned socket_mode = 0600;
 	bool set_class = false;
@@ -91,9 +104,13 @@ int main(int argc, char** argv)
 				std::cout << usage;
 				return 0;
 			} else if (a == "--best-effort") {
-				best_effort = parse_pids(a, value());
+				be_sel = parse_sel(a, value());
 			} else if (a == "--critical") {
-				critical = parse_pids(a, value());
+				crit_sel = parse_sel(a, value());
+			} else if (a == "--rescan-ms") {
+				rescan_every = parse_ms(a, value());
+				if (rescan_every.count() <= 0)
+					throw UsageError("--rescan-ms: must be > 0");
 			} else if (a == "--socket") {
 				socket_path = value();
 			} else if (a == "--socket-mode") {
@@ -141,14 +158,14 @@ int main(int argc, char** argv)
 				throw UsageError("unknown option '" + a + "'");
 			}
 		}
-		if (best_effort.empty() || critical.empty())
+		if (be_sel.empty() || crit_sel.empty())
 			throw UsageError("--best-effort and --critical are required");
-		if (best_effort.size() > 64)
+		if (be_sel.size() > 64)
 			throw UsageError("--best-effort: at most 64 tenants (one kernel call)");
-		for (pid_t p : best_effort)
-			for (pid_t c : critical)
-				if (p == c)
-					throw UsageError("pid " + std::to_string(p) + " is both critical and best-effort");
+		for (const auto& b : be_sel)
+			for (const auto& c : crit_sel)
+				if (b.kind == Selector::Kind::Pid && c.kind == Selector::Kind::Pid && b.id == c.id)
+					throw UsageError("pid " + std::to_string(b.id) + " is both critical and best-effort");
 		if (backend_name == "drain" && !params.gpus.all)
 			throw UsageError("--gpu: the drain backend stops whole processes; only --gpu all");
 		std::string bad = check_params(params);
@@ -170,8 +187,18 @@ int main(int argc, char** argv)
 	DecisionLog log(out);
 	SteadyClock clock;
 
+	// The tenants now; the rescan follows them. A process selected as both
+	// is critical; the daemon and its watchdog are never tenants.
+	std::set<pid_t> crit_now = resolve_all(crit_sel);
+	std::set<pid_t> be_now;
+	for (pid_t p : resolve_all(be_sel))
+		if (!crit_now.count(p) && p != getpid())
+			be_now.insert(p);
+	std::vector<pid_t> best_effort(be_now.begin(), be_now.end()), critical(crit_now.begin(), crit_now.end());
+
 	std::unique_ptr<Backend> backend;
 	FakeBackend* fake = nullptr;
+	DrainBackend* drain = nullptr;
 	if (backend_name == "fake") {
 		auto f = std::make_unique<FakeBackend>();
 		for (pid_t p : best_effort)
@@ -181,7 +208,8 @@ int main(int argc, char** argv)
 	} else if (backend_name == "drain") {
 		drain_opts.log_fd = fileno(out);
 		auto d = std::make_unique<DrainBackend>(drain_opts);
-		d->set_protected(std::set<pid_t>(critical.begin(), critical.end()));
+		d->set_protected(crit_now);
+		drain = d.get();
 		backend = std::move(d);
 	} else {
 		backend = std::make_unique<KfdBackend>(device);
@@ -207,15 +235,24 @@ int main(int argc, char** argv)
 		.str("event", "start")
 		.integer("pid", getpid())
 		.str("backend", backend->name());
-	if (auto* d = dynamic_cast<DrainBackend*>(backend.get()))
-		start_line.integer("watchdog_pid", d->watchdog_pid()).str("stop_scope", drain_opts.group_scope ? "group" : "process");
+	if (drain)
+		start_line.integer("watchdog_pid", drain->watchdog_pid())
+			.str("stop_scope", drain_opts.group_scope ? "group" : "process");
+	std::string be_text, crit_text;
+	for (const auto& t : texts(be_sel))
+		be_text += (be_text.empty() ? "" : ",") + t;
+	for (const auto& t : texts(crit_sel))
+		crit_text += (crit_text.empty() ? "" : ",") + t;
 	log.write(start_line
 			  .pids("best_effort", best_effort)
 			  .pids("critical", critical)
+			  .str("best_effort_selected_by", be_text)
+			  .str("critical_selected_by", crit_text)
 			  .str("gpus", params.gpus.str())
 			  .num("min_run_ms", double(params.min_run.count()) / 1e6)
 			  .num("max_suspend_ms", double(params.max_suspend.count()) / 1e6)
 			  .num("resume_hold_ms", double(params.resume_hold.count()) / 1e6)
+			  .num("rescan_ms", double(rescan_every.count()) / 1e6)
 			  .str("socket", socket_path)
 			  .done());
 	for (pid_t p : best_effort)
@@ -225,6 +262,8 @@ int main(int argc, char** argv)
 	if (set_class) {
 		for (auto [pids, cls] : {std::make_pair(best_effort, TenantClass::BestEffort),
 					 std::make_pair(critical, TenantClass::LatencyCritical)}) {
+			if (pids.empty())
+				continue;
 			CallResult r = backend->set_class(pids, cls);
 			log.write(JsonLine()
 					  .integer("t_ns", to_ns(clock.now()))
@@ -236,13 +275,68 @@ int main(int argc, char** argv)
 		}
 	}
 
-	std::set<pid_t> be_set(best_effort.begin(), best_effort.end());
-	auto alive = [fake, be_set](pid_t p) {
-		if (fake && be_set.count(p)) // fake tenants are not real processes
+	auto alive = [fake](pid_t p) {
+		if (fake && fake->known(p)) // fake tenants are not real processes
 			return true;
 		return process_alive(p);
 	};
-	Daemon d(sched, *sock, clock, log, std::set<pid_t>(critical.begin(), critical.end()), alive);
+	Daemon d(sched, *sock, clock, log, crit_now, alive);
+	d.rescan_interval = rescan_every;
+	// Selections resolved again: new processes join, processes no longer
+	// selected leave (a suspended one is resumed first). Exits are the
+	// liveness check's (every 100 ms).
+	d.rescan = [&]() {
+		std::set<pid_t> crit = resolve_all(crit_sel), be;
+		for (pid_t p : resolve_all(be_sel))
+			if (!crit.count(p) && p != getpid() && (!drain || p != drain->watchdog_pid()))
+				be.insert(p);
+		std::vector<pid_t> crit_added, crit_left, be_added, be_left;
+		for (pid_t p : crit)
+			if (!crit_now.count(p))
+				crit_added.push_back(p);
+		for (pid_t p : crit_now)
+			if (!crit.count(p))
+				crit_left.push_back(p);
+		for (pid_t p : be)
+			if (!be_now.count(p))
+				be_added.push_back(p);
+		for (pid_t p : be_now)
+			if (!be.count(p))
+				be_left.push_back(p);
+		if (crit_added.empty() && crit_left.empty() && be_added.empty() && be_left.empty())
+			return;
+		crit_now = crit;
+		be_now = be;
+		d.critical() = crit;
+		if (drain)
+			drain->set_protected(crit);
+		for (pid_t p : crit_left)
+			sched.remove_critical(p);
+		for (pid_t p : crit_added)
+			sched.add_critical(p);
+		for (pid_t p : be_left)
+			sched.remove_best_effort(p, "no longer selected");
+		std::vector<pid_t> refused;
+		for (pid_t p : be_added) {
+			if (backend_name == "kfd" && sched.best_effort_count() >= 64) {
+				refused.push_back(p); // one kernel call takes 64 pids
+				continue;
+			}
+			if (fake)
+				fake->add_process(p);
+			sched.add_best_effort(p);
+		}
+		JsonLine l;
+		l.integer("t_ns", to_ns(clock.now()))
+			.str("event", "selection")
+			.pids("critical_added", crit_added)
+			.pids("critical_left", crit_left)
+			.pids("best_effort_added", be_added)
+			.pids("best_effort_left", be_left);
+		if (!refused.empty())
+			l.pids("not_added", refused).str("why", "the kfd backend suspends at most 64 tenants per call");
+		log.write(l.done());
+	};
 	int rc = d.run();
 	if (rc)
 		std::cerr << "kfdmp-sched: stopped: " << (sched.fatal() ? sched.fatal_message() : "a resume failed")

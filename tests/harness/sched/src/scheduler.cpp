@@ -96,6 +96,14 @@ void Scheduler::add_critical(pid_t pid)
 	critical_.emplace(pid, Critical{});
 }
 
+void Scheduler::remove_critical(pid_t pid)
+{
+	if (!critical_.count(pid))
+		return;
+	critical_report(pid, false, clock_.now());
+	critical_.erase(pid);
+}
+
 bool Scheduler::critical_pending() const
 {
 	for (const auto& c : critical_)

@@ -46,6 +46,8 @@ public:
 	void remove_best_effort(pid_t pid, const char* how);
 	// A critical tenant known before its first report (idle until then).
 	void add_critical(pid_t pid);
+	// One no longer selected: its pending work no longer counts.
+	void remove_critical(pid_t pid);
 	// A critical tenant reports that it has work pending (busy) or none;
 	// at: when the report arrived (the latency's start).
 	void critical_report(pid_t pid, bool busy, TimePoint at);
