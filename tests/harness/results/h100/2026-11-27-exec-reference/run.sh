@@ -87,6 +87,18 @@ fits() {
 		return 1
 	fi
 }
+# learn_overhead SECONDS RUNS WHAT: raise RUN_OVERHEAD_S to what the runs
+# just measured took beyond their windows, so the budget check that follows
+# uses it
+learn_overhead() {
+	local o
+	o=$(awk -v t="$1" -v k="$2" -v w="$WARMUP" -v d="$DURATION" \
+		'BEGIN { x = t / k - w - d; printf "%d\n", (x == int(x)) ? x : int(x) + 1 }')
+	echo "   $1 s for $2 run(s): $o s each beyond the window ($3)"
+	if [ "$o" -gt "$RUN_OVERHEAD_S" ]; then
+		RUN_OVERHEAD_S=$o
+	fi
+}
 # run_seconds K: the estimated wall time of K runs, whole seconds
 run_seconds() { awk -v k="$1" -v w="$WARMUP" -v d="$DURATION" -v o="$RUN_OVERHEAD_S" \
 	'BEGIN { t = k * (w + d + o); printf "%d\n", (t == int(t)) ? t : int(t) + 1 }'; }
@@ -125,10 +137,12 @@ exec_sweep() {
 	local cmd="$PYTHON $REF --preset $preset"
 	echo "-- $(elapsed) s: kfdmp --exec '$cmd' --procs $procs --repeat $reps $* -> $dir"
 	printf '%s\n' "$KFDMP --exec '$cmd' --procs $procs --repeat $reps --duration $DURATION --warmup $WARMUP --init-timeout 180 $* --out $dir" >"$dir/command.txt"
+	local t0=$SECONDS
 	"$KFDMP" --exec "$cmd" --procs "$procs" --repeat "$reps" --duration "$DURATION" --warmup "$WARMUP" \
 		--init-timeout 180 "$@" --out "$dir" >"$dir/stdout.txt" 2>"$dir/stderr.txt"
 	local rc=$?
 	echo "$rc" >"$dir/exit-status"
+	learn_overhead $((SECONDS - t0)) $((reps * n)) "$dir"
 	tail -n 25 "$dir/stdout.txt"
 	[ "$rc" = 0 ] || { echo "kfdmp exit $rc; stderr:"; tail -n 20 "$dir/stderr.txt"; }
 }
@@ -140,9 +154,11 @@ standalone() {
 	fits "$(run_seconds 1)" "standalone $preset $* -> $json" || return 0
 	mkdir -p "$(dirname "$json")"
 	echo "-- $(elapsed) s: standalone $preset $*"
+	local t0=$SECONDS
 	PYTHONPATH=$PYDIR "$PYTHON" -m kfdmp_worker --standalone --duration "$DURATION" --warmup "$WARMUP" \
 		--json "$json" -- "$REF" --preset "$preset" "$@" >"${json%.json}.out" 2>"${json%.json}.err"
 	local rc=$?
+	learn_overhead $((SECONDS - t0)) 1 "$json"
 	cat "${json%.json}.out"
 	[ "$rc" = 0 ] || { echo "standalone exit $rc:"; tail -n 20 "${json%.json}.err"; }
 }
