@@ -1340,8 +1340,8 @@ write_run_env() {
 		echo "kernel=$(uname -r)"
 		echo "kver=$KVER"
 		echo "stack=$STACK"
-		echo "source=$SRC"
-		echo "tree=${SRC_MODIFIED:-$SRC}"
+		echo "source=$([ "$PHASE" = host ] || echo "$SRC")"
+		echo "tree=$([ "$PHASE" = host ] || echo "${SRC_MODIFIED:-$SRC}")"
 		echo "tree_from=${TREE_FROM:-}"
 		echo "tree_package=${TREE_PKG:-}"
 		echo "tree_state=${TREE_STATE:-}${SRC_MODIFIED:+ (built from the pristine $SRC)}$([ "$TREE_STATE" = modified ] && [ "$ACCEPT_LOCAL_EDITS" = 1 ] && [ -z "$SRC_MODIFIED" ] && echo ' (local edits accepted)')"
@@ -1350,8 +1350,13 @@ write_run_env() {
 		echo "series_base=$SERIES_BASE"
 		echo "series_id=$series"
 		echo "tree_head=$head"
-		echo "module=$MODULE"
-		echo "module_vermagic=$(modinfo -F vermagic "$MODULE" 2>/dev/null || echo none)"
+		if [ "$PHASE" = host ]; then
+			echo "module=the amdgpu already loaded$( [ -r "$MOD_SYSFS/version" ] && echo " (version $(cat "$MOD_SYSFS/version"))") (phase 1: nothing built or loaded)"
+			echo "module_vermagic=$(uname -r)"
+		else
+			echo "module=$MODULE"
+			echo "module_vermagic=$(modinfo -F vermagic "$MODULE" 2>/dev/null || echo none)"
+		fi
 		echo "dry_run=$DRY"
 		echo "procs=$PROCS"
 		echo "repeat=$REPEAT"
@@ -1372,6 +1377,8 @@ write_run_env() {
 		done
 		echo "reference=${REFERENCE:-}"
 		echo "container=${CONTAINER:-}"
+		# the report prints note=: the phase, the GPU and what was measured
+		echo "note=$(run_note)"
 		if [ "$TENANT" = 1 ]; then
 			echo "tenant=1"
 			echo "tenant_critical=$TENANT_CRITICAL"
@@ -1380,6 +1387,21 @@ write_run_env() {
 			echo "tenant_rate=${TENANT_RATE:-measured per configuration, u <= $TENANT_U_MAX}"
 		fi
 	} >"$OUT/run.env"
+}
+
+# run_note: one line for the report: the phase, the GPU under test, and
+# the command of each exec workload.
+run_note() {
+	local w n=''
+	case $PHASE in
+	host) n="phase 1 (host arms, the driver already loaded, GPU ${GPU:-0}${GPU_ID:+ gpu_id $GPU_ID}${GPU_PCI:+ at $GPU_PCI} only; the other GPUs kept serving)" ;;
+	driver) n="phase 2 (driver arms, each a load of the series' driver: the whole box)" ;;
+	all) n="every arm a load of the series' driver (--phase all: the whole box)" ;;
+	esac
+	for w in $WORKLOADS; do
+		[ -z "${EXEC_CMD[$w]:-}" ] || n+="; workload $w: kfdmp --exec '${EXEC_CMD[$w]}'"
+	done
+	printf '%s' "$n"
 }
 
 on_signal() {

@@ -201,8 +201,16 @@ if [ -n "$exe" ]; then
 	case $line in
 	"kfdmp 1 ready"*) ;;
 	"kfdmp 1 unsupported "*) set -- $line
-		printf '{"schema": 4, "status": "unavailable", "reason": "%s"}\n' "the workload cannot take ${4}: ${*:5}" >"$out/results.json"
-		echo stop >&"${W[1]}"; wait "$W_PID" || true; echo "kfdmp: unavailable"; exit 0 ;;
+		# as kfdmp writes it: the sweep stops at its first run, status unavailable
+		python3 - "$MOCK_SAMPLE/configs/stock/latency/results.json" "$out/results.json" "the workload cannot take ${4}: ${*:5}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"][0]
+r.update(status="unavailable", reason=sys.argv[3], aggregate_qps=None, scaling_ratio=None)
+d["runs"], d["summary"] = [r], []
+json.dump(d, open(sys.argv[2], "w"))
+PY
+		echo stop >&"${W[1]}"; wait "$W_PID" || true; echo "kfdmp: unavailable"; exit 77 ;;
 	*) echo "kfdmp: worker 0 broke the protocol: $line" >&2; exit 1 ;;
 	esac
 	echo "query 1" >&"${W[1]}"; read -r -t 10 line <&"${W[0]}"
