@@ -2306,7 +2306,7 @@ struct kfd_dqm_stress_owner {
 	 */
 	unsigned int ops[8];
 	int resets_seen;	/* fake->resets_started when fp[idx] started */
-	u8 *ckpt;		/* an MQD, then a control stack page */
+	u8 *ckpt;		/* the XCCs' MQDs, then a control stack page */
 	u8 *ckpt_q;		/* the same, of the queue to CRIU-restore */
 };
 
@@ -2385,6 +2385,9 @@ static bool kfd_dqm_stress_off(struct kfd_fake_node *fake,
 	return evicted > 0 && !active && !mapped;
 }
 
+/* a checkpoint's MQDs: one per XCC (checkpoint_mqd_v9_4_3()) */
+#define KFD_DQM_STRESS_CKPT_MQDS	(KFD_FAKE_MAX_XCC * sizeof(struct v9_mqd))
+
 /* a CRIU checkpoint of the owner's queues, perhaps a CRIU restore of one */
 static void kfd_dqm_stress_checkpoint(struct kfd_dqm_stress_owner *o,
 				      struct kfd_fake_proc *fp,
@@ -2421,7 +2424,8 @@ static void kfd_dqm_stress_checkpoint(struct kfd_dqm_stress_owner *o,
 		if (!q[j])
 			continue;
 		kfd_dqm_stress_enter(st, &w);
-		ret = dqm->ops.checkpoint_mqd(dqm, q[j], buf, buf + PAGE_SIZE);
+		ret = dqm->ops.checkpoint_mqd(dqm, q[j], buf,
+					      buf + KFD_DQM_STRESS_CKPT_MQDS);
 		if (!kfd_dqm_stress_ok(st, &w, ret, false, o->err,
 				       sizeof(o->err), "checkpoint_mqd")) {
 			o->errors++;
@@ -2444,7 +2448,8 @@ static void kfd_dqm_stress_checkpoint(struct kfd_dqm_stress_owner *o,
 		c = (struct v9_mqd *)o->ckpt_q;
 		kfd_dqm_stress_enter(st, &w);
 		ret = kfd_fake_queue_restore(st->fake, fp, &props, doorbell_id,
-					     0, o->ckpt_q, o->ckpt_q + PAGE_SIZE,
+					     0, o->ckpt_q,
+					     o->ckpt_q + KFD_DQM_STRESS_CKPT_MQDS,
 					     c->cp_hqd_cntl_stack_size,
 					     &q[pick]);
 		if (ret)
@@ -2916,8 +2921,12 @@ static bool kfd_dqm_stress_one(struct kunit *test,
 	for (i = 0; i < KFD_DQM_STRESS_PROCS; i++) {
 		o[i].st = st;
 		o[i].idx = i;
-		o[i].ckpt = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
-		o[i].ckpt_q = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+		o[i].ckpt = kunit_kzalloc(test,
+					  KFD_DQM_STRESS_CKPT_MQDS + PAGE_SIZE,
+					  GFP_KERNEL);
+		o[i].ckpt_q = kunit_kzalloc(test,
+					    KFD_DQM_STRESS_CKPT_MQDS + PAGE_SIZE,
+					    GFP_KERNEL);
 		KUNIT_ASSERT_TRUE(test, o[i].ckpt && o[i].ckpt_q);
 		init_completion(&o[i].done);
 		t = kthread_run(kfd_dqm_stress_owner_fn, &o[i], "kfd_stress%u",
@@ -3017,6 +3026,250 @@ static void kfd_dqm_test_stress_long(struct kunit *test)
 	}
 }
 
+/*
+ * A process exits while the preemption of one of its queues fails. The
+ * per-queue reset must find the queue (find_queue_by_address() walks
+ * dqm->queues): the exit succeeds, the queue is reset, no GPU reset is
+ * asked and no MQD is freed while the HWS maps it. Stock 6.12 took the
+ * process off dqm->queues before the preemption: -ETIME, a GPU reset,
+ * and the MQD freed while its queue was still on the HQD (fixed by
+ * "drm/amdkfd: keep a terminating process's queues findable until
+ * preempted").
+ */
+static void kfd_dqm_test_terminate_hung(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp, *fo;
+	struct queue *q[2], *qo;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	fp = kfd_fake_proc_add(fake);
+	fo = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fp && fo);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	qo = kfd_dqm_mkq(test, fake, fo, KFD_QUEUE_TYPE_COMPUTE);
+	soft_hws_inject(&fake->hws, SOFT_HWS_INJECT_FAIL_PREEMPT,
+			q[0]->properties.doorbell_off,
+			q[0]->properties.queue_address);
+	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fp), 0);
+	uninit_queue(q[0]);
+	uninit_queue(q[1]);
+	flush_work(&fake->dqm->hw_exception_work);
+	KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fake->gpu_resets), 0,
+			    "the hung queue of the exiting process was not found: GPU reset");
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	/* the other process runs on */
+	if (!atomic_read(&fake->gpu_resets)) {
+		KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fo), 1);
+		kfd_dqm_check(test, fake);
+	} else {
+		/* stock: leave a clean node to the teardown */
+		fake->hws.violations = 0;
+		KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
+	}
+	kfd_dqm_rmq(test, fake, fo, qo);
+	KUNIT_EXPECT_EQ(test, fake->dqm->total_queue_count, 0);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
+ * A process exits while the HWS hangs: the unmap never completes and no
+ * per-queue reset can help. Until the GPU reset the HWS may still run
+ * the process's queues: their MQDs stay allocated and the SDMA queue's
+ * SDMA ID stays taken; the reset frees both. Stock 6.12 released the
+ * SDMA ID before the preemption and freed the MQDs while mapped.
+ */
+static void kfd_dqm_test_terminate_hang(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp, *fo;
+	struct queue *q[2], *qo;
+	unsigned int live;
+	u32 sdma_id;
+	int ret;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	fp = kfd_fake_proc_add(fake);
+	fo = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fp && fo);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_SDMA);
+	qo = kfd_dqm_mkq(test, fake, fo, KFD_QUEUE_TYPE_COMPUTE);
+	sdma_id = q[1]->sdma_id;
+	live = kfd_dqm_live_mqds(fake);
+
+	queue_preemption_timeout_ms = 50;
+	soft_hws_inject(&fake->hws, SOFT_HWS_INJECT_HANG, 0, 0);
+	ret = kfd_fake_proc_terminate(fake, fp);
+	KUNIT_EXPECT_EQ(test, ret, -ETIME);
+	uninit_queue(q[0]);
+	uninit_queue(q[1]);
+	flush_work(&fake->dqm->hw_exception_work);
+	queue_preemption_timeout_ms = saved_timeout;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_live_mqds(fake), live,
+			    "MQDs of the hung process freed before the GPU reset");
+	KUNIT_EXPECT_FALSE_MSG(test,
+			       test_bit(sdma_id, fake->dqm->sdma_bitmap),
+			       "SDMA ID %u of the hung process free before the GPU reset",
+			       sdma_id);
+
+	/* the reset frees them */
+	fake->hws.violations = 0;
+	KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_live_mqds(fake), live - 2);
+	KUNIT_EXPECT_TRUE(test, test_bit(sdma_id, fake->dqm->sdma_bitmap));
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fo, qo);
+	KUNIT_EXPECT_EQ(test, fake->dqm->total_queue_count, 0);
+	kfd_dqm_teardown(test, fake);
+}
+
+/* a compute queue of @fp with a CWSR area: a control stack per XCC */
+static struct queue *kfd_dqm_mkq_cwsr(struct kunit *test,
+				      struct kfd_fake_node *fake,
+				      struct kfd_fake_proc *fp,
+				      struct queue_properties *prop,
+				      struct kfd_criu_queue_priv_data *qd,
+				      const void *mqd, const void *ctl_stack)
+{
+	struct queue *q;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, init_queue(&q, prop), 0);
+	q->device = fake->node;
+	q->process = fp->p;
+	ret = fake->dqm->ops.create_queue(fake->dqm, q, &fp->pdd->qpd, qd,
+					  mqd, ctl_stack);
+	if (ret)
+		uninit_queue(q);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return q;
+}
+
+/*
+ * CRIU of a compute queue on a partition of several XCCs (4 on the
+ * MI308X model, 8 on the MI300X one): the checkpoint holds every XCC's
+ * MQD and control stack, and the restored queue has every one of them
+ * back. Stock 6.12 sized, checkpointed and restored XCC 0's only (fixed
+ * by "drm/amdkfd: Fix checkpoint-restore on multi-xcc").
+ */
+static void kfd_dqm_test_criu_multi_xcc(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	const size_t db = offsetof(struct v9_mqd, cp_hqd_pq_doorbell_control);
+	const size_t msz = sizeof(struct v9_mqd);
+	struct kfd_criu_queue_priv_data qd = {};
+	struct queue_properties prop = {};
+	struct device_queue_manager *dqm;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;
+	struct mqd_manager *mm;
+	u32 mqd_size, ctl_size, num_xcc, xcc, doorbell_id;
+	u8 *ckpt, *want, *m;
+	struct queue *q;
+	u64 stride;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	mm = dqm->mqd_mgrs[KFD_MQD_TYPE_CP];
+	num_xcc = NUM_XCC(fake->node->xcc_mask);
+	KUNIT_ASSERT_GT(test, num_xcc, 1u);
+	fp = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+
+	prop.type = KFD_QUEUE_TYPE_COMPUTE;
+	prop.format = KFD_QUEUE_FORMAT_AQL;
+	prop.queue_size = 4096;
+	prop.queue_address = 0x20000000000ULL;
+	prop.queue_percent = 100;
+	prop.priority = 7;
+	prop.queue_id = fp->next_qid++;
+	prop.ctx_save_restore_area_address = 0x30000000000ULL;
+	prop.ctx_save_restore_area_size = 0x10000;
+	prop.ctl_stack_size = PAGE_SIZE;
+	q = kfd_dqm_mkq_cwsr(test, fake, fp, &prop, NULL, NULL, NULL);
+	stride = mm->mqd_stride(mm, &q->properties);
+
+	/* preempted as CRIU does; the CP saved a control stack per XCC */
+	KUNIT_ASSERT_EQ(test, kfd_dqm_evict(fake, fp, true), 0);
+	for (xcc = 0; xcc < num_xcc; xcc++)
+		memset((u8 *)q->mqd + stride * xcc + PAGE_SIZE, 0xa0 + xcc,
+		       PAGE_SIZE);
+
+	dqm->ops.get_queue_checkpoint_info(dqm, q, &mqd_size, &ctl_size);
+	KUNIT_ASSERT_EQ_MSG(test, mqd_size, num_xcc * msz,
+			    "the checkpoint has room for %zu MQDs of %u XCCs",
+			    mqd_size / msz, num_xcc);
+	KUNIT_ASSERT_EQ_MSG(test, ctl_size, num_xcc * PAGE_SIZE,
+			    "the checkpoint has room for %lu control stacks of %u XCCs",
+			    ctl_size / PAGE_SIZE, num_xcc);
+	ckpt = kunit_kzalloc(test, mqd_size + ctl_size, GFP_KERNEL);
+	want = kunit_kzalloc(test, mqd_size + ctl_size, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, ckpt && want);
+	for (xcc = 0; xcc < num_xcc; xcc++) {
+		m = (u8 *)q->mqd + stride * xcc;
+		memcpy(want + msz * xcc, m, msz);
+		memcpy(want + mqd_size + PAGE_SIZE * xcc, m + PAGE_SIZE,
+		       PAGE_SIZE);
+	}
+	KUNIT_ASSERT_EQ(test, dqm->ops.checkpoint_mqd(dqm, q, ckpt,
+						      ckpt + mqd_size), 0);
+	for (xcc = 0; xcc < num_xcc; xcc++) {
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(ckpt + msz * xcc,
+						 want + msz * xcc, msz), 0,
+				    "XCC %u's MQD is not in the checkpoint", xcc);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memcmp(ckpt + mqd_size + PAGE_SIZE * xcc,
+					   want + mqd_size + PAGE_SIZE * xcc,
+					   PAGE_SIZE), 0,
+				    "XCC %u's control stack is not in the checkpoint",
+				    xcc);
+	}
+
+	/* CRIU restore: the queue made again from its checkpoint */
+	doorbell_id = q->doorbell_id;
+	KUNIT_ASSERT_EQ(test, kfd_fake_queue_destroy(fake, fp, q), 0);
+	qd.type = prop.type;
+	qd.q_id = prop.queue_id;
+	qd.doorbell_id = doorbell_id;
+	qd.mqd_size = mqd_size;
+	qd.ctl_stack_size = ctl_size;
+	/* as kfd_criu_restore_queue(): a control stack per XCC */
+	prop.ctl_stack_size = ctl_size / num_xcc;
+	q = kfd_dqm_mkq_cwsr(test, fake, fp, &prop, &qd, ckpt,
+			     ckpt + mqd_size);
+	KUNIT_EXPECT_EQ(test, mm->mqd_stride(mm, &q->properties), stride);
+	for (xcc = 0; xcc < num_xcc; xcc++) {
+		m = (u8 *)q->mqd + stride * xcc;
+		/* but for the doorbell control that restore_mqd() writes */
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memcmp(m, want + msz * xcc, db) ||
+				    memcmp(m + db + 4, want + msz * xcc + db + 4,
+					   msz - db - 4), 0,
+				    "XCC %u's MQD is not restored", xcc);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memcmp(m + PAGE_SIZE,
+					   want + mqd_size + PAGE_SIZE * xcc,
+					   PAGE_SIZE), 0,
+				    "XCC %u's control stack is not restored", xcc);
+	}
+
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fp, false), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 1);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fp, q);
+	kfd_dqm_teardown(test, fake);
+}
+
 static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_create_destroy, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_update, kfd_dqm_gen_params),
@@ -3026,6 +3279,9 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_hws_hang, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_gpu_reset, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_suspend_resume, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hung, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hang, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_criu_multi_xcc, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_soft_hws_checks, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_reset_destroyed_queue, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_sdma_reuse, kfd_dqm_gen_params),

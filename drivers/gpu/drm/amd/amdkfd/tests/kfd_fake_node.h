@@ -37,6 +37,11 @@
 
 #define KFD_FAKE_MAX_PROCS	48
 #define KFD_FAKE_GTT_SIZE	(4 << 20)
+/*
+ * the most XCCs of a model (MI300X SPX): a gfx 9.4.3 checkpoint holds an
+ * MQD, and a control stack, per XCC
+ */
+#define KFD_FAKE_MAX_XCC	8
 
 struct kfd_fake_model {
 	const char *name;

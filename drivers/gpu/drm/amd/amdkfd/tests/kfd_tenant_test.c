@@ -415,7 +415,7 @@ static void kfd_dqm_test_tenant_queue_reset(struct kunit *test)
 static void kfd_dqm_test_tenant_checkpoint(struct kunit *test)
 {
 	const struct kfd_dqm_param *param = test->param_value;
-	static u8 mqd[sizeof(struct v9_mqd)], ctl[PAGE_SIZE];
+	static u8 mqd[KFD_FAKE_MAX_XCC * sizeof(struct v9_mqd)], ctl[PAGE_SIZE];
 	struct kfd_fake_node *fake;
 	struct kfd_fake_proc *fp;
 	unsigned int unmaps;
