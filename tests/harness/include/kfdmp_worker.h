@@ -89,7 +89,8 @@ struct kfdmp__io {
 	int proto;      /* the real stdout */
 	char *buf;      /* stdin bytes read and not yet used */
 	size_t len, cap;
-	size_t used;    /* bytes of buf handed out as lines (the config part) */
+	size_t used;    /* bytes of buf handed out as lines */
+	int keep;       /* 1: keep the lines handed out (the config part, for a re-exec) */
 	int eof;
 	char *line;     /* the current line (owned) */
 };
@@ -154,6 +155,11 @@ static KFDMP__UNUSED const char *kfdmp__readline(struct kfdmp__io *io)
 		nl = io->len > io->used ? (char *)memchr(io->buf + io->used, '\n', io->len - io->used) : NULL;
 		if (nl || io->eof)
 			break;
+		if (!io->keep && io->used) { /* queries are not kept: drop what was used */
+			memmove(io->buf, io->buf + io->used, io->len - io->used);
+			io->len -= io->used;
+			io->used = 0;
+		}
 		if (io->cap - io->len < 4096) {
 			size_t cap = io->cap * 2 + 65536;
 			char *b = (char *)realloc(io->buf, cap);
@@ -276,6 +282,7 @@ static KFDMP__UNUSED int kfdmp_serve_supports(int argc, char **argv, kfdmp_query
 	int i, rc = 0;
 	(void)argc;
 	memset(&io, 0, sizeof io);
+	io.keep = 1;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.workers = 1;
 	signal(SIGPIPE, SIG_IGN);
@@ -388,6 +395,7 @@ static KFDMP__UNUSED int kfdmp_serve_supports(int argc, char **argv, kfdmp_query
 		}
 	}
 	unsetenv(KFDMP_REEXEC_VAR);
+	io.keep = 0;
 	/* options */
 	for (i = 0; i < cfg.nopt; ++i) {
 		const char *k = cfg.opt_key[i], *v = cfg.opt_value[i];

@@ -127,7 +127,8 @@ class _LineReader(object):
     def __init__(self, fd, initial=b""):
         self.fd = fd
         self.buf = initial
-        self.consumed = []  # raw lines read so far (the config part)
+        self.consumed = []  # raw lines read while `recording` (the config part)
+        self.recording = True
         self.eof = False
 
     def readline(self):
@@ -145,7 +146,8 @@ class _LineReader(object):
             line, self.buf = self.buf.split(b"\n", 1)
         else:
             line, self.buf = self.buf, b""
-        self.consumed.append(line)
+        if self.recording:
+            self.consumed.append(line)
         return line.decode("utf-8", "replace").rstrip("\r")
 
 
@@ -459,6 +461,7 @@ def serve(query_fn, setup=None, supports=()):
             proto.send("kfdmp 1 unsupported %s %s" % (bad[0], _one_line(bad[1])))
             sys.exit(0)
         os.environ.pop(REEXEC_VAR, None)
+        reader.recording = False  # queries are not kept
         ready = sess.initialise()
         proto.send(ready)
         if ready.startswith("kfdmp 1 unsupported"):

@@ -368,6 +368,30 @@ class PythonWorker(unittest.TestCase):
             self.assertIn(want, se.decode())
 
 
+class LineReader(unittest.TestCase):
+    def test_queries_are_not_kept(self):
+        """The config lines are kept (for a re-exec), the query lines not: a
+        long run does not grow the reader."""
+        sys.path.insert(0, PYDIR)
+        import kfdmp_worker
+        r, w = os.pipe()
+        try:
+            data = b"kfdmp 1 hello index=0 workers=1\nenv A=1\nconfig end\n" + b"".join(
+                b"query %d\n" % i for i in range(1, 2001))
+            reader = kfdmp_worker._LineReader(r, data)
+            for _ in range(3):
+                reader.readline()
+            self.assertEqual(len(reader.consumed), 3)
+            reader.recording = False
+            for i in range(1, 2001):
+                self.assertEqual(reader.readline(), "query %d" % i)
+            self.assertEqual(len(reader.consumed), 3)
+            self.assertEqual(reader.buf, b"")
+        finally:
+            os.close(r)
+            os.close(w)
+
+
 @unittest.skipIf(not NATIVE, "KFDMP_NATIVE_WORKER not set (ctest sets it)")
 class NativeWorker(unittest.TestCase):
     def test_queries_env_options(self):
@@ -401,6 +425,43 @@ class NativeWorker(unittest.TestCase):
         w.config(options=["graph=1", "turbo=2"])
         l = w.line()
         self.assertTrue(l.startswith("kfdmp 1 unsupported turbo"), l)
+        self.assertEqual(w.finish()[0], 0)
+
+    def test_long_run_does_not_grow(self):
+        """200000 queries: the header keeps no query line (its buffer is
+        compacted once the configuration is read), so the RSS stays put."""
+        import threading
+        w = FakeLauncher([NATIVE])
+        w.config()
+        self.assertTrue(w.line().startswith("kfdmp 1 ready"))
+
+        def rss_kib():
+            with open("/proc/%d/status" % w.p.pid) as f:
+                for l in f:
+                    if l.startswith("VmRSS:"):
+                        return int(l.split()[1])
+
+        n = 200000
+        lines = b"".join(b"query %d\n" % i for i in range(1, n + 1))
+
+        def feed():
+            w.p.stdin.write(lines)
+            w.p.stdin.flush()
+
+        t = threading.Thread(target=feed)
+        w.send("query 0")
+        self.assertEqual(w.line(), "done 0 gpu_ns=0")
+        before = rss_kib()
+        t.start()
+        got = 0
+        while got < n:
+            l = w.line()
+            got += 1
+        t.join()
+        self.assertEqual(l, "done %d gpu_ns=0" % n)
+        grew = rss_kib() - before
+        # the lines sent are 2.3 MB; kept, they would all be resident
+        self.assertLess(grew, 1024, "RSS grew by %d KiB over %d queries" % (grew, n))
         self.assertEqual(w.finish()[0], 0)
 
     def test_cpus_and_protocol_error(self):
