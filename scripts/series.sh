@@ -186,14 +186,17 @@ check_new_files() {
 }
 
 check_checkpatch() {
-	local out errs warns checks cpdir=$CHECK_TREE ignore=()
+	# UNKNOWN_COMMIT_ID: the Fixes: and "commit <sha> upstream." lines of
+	# the fixes at the front name upstream commits, which the base tree's
+	# history (one commit) cannot resolve.
+	local out errs warns checks cpdir=$CHECK_TREE ignore=(--ignore UNKNOWN_COMMIT_ID)
 	if [ "$SERIES" != linux-6.12 ]; then
 		# The DKMS tree has no checkpatch: the prepared 6.12 tree's. It
 		# has no MAINTAINERS either, so no file-path-changes check.
 		cpdir=$BUILD/tree
 		KSRC=/usr/src/linux-source-6.12.tar.xz SERIES=linux-6.12 TREE=$cpdir \
 			"$ROOT/scripts/tree.sh" prepare
-		ignore=(--ignore FILE_PATH_CHANGES)
+		ignore+=(--ignore FILE_PATH_CHANGES)
 	fi
 	# checkpatch runs spdxcheck.py, which needs Debian's python3-ply and
 	# python3-git: use the system python3 even if another one is first
