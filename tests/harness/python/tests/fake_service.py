@@ -14,6 +14,10 @@ import os
 import sys
 import time
 
+# kfdmp_worker from the directory above, also where PYTHONPATH does not
+# arrive (a `docker exec` stand-in that empties the environment)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--sleep-ms", type=float, default=0.0)
 ap.add_argument("--fail-at", type=int, default=0)

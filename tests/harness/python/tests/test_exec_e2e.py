@@ -76,6 +76,28 @@ class ExecEndToEnd(unittest.TestCase):
         q = self.qps(doc)
         self.assertTrue(60 < q[1] < 140, q)
 
+    def test_arm_through_docker_exec_stand_in(self):
+        """Behind `docker exec -i` (the harness tests' stand-in: an empty
+        environment) the arm's env arrives only as lines; the helper
+        re-executes Python with it before setup."""
+        docker_dir = os.path.join(PYDIR, "..", "tests", "exec")
+        if not os.access(os.path.join(docker_dir, "docker"), os.X_OK):
+            self.skipTest("no docker stand-in at tests/harness/tests/exec/docker")
+        state = os.path.join(self.tmp, "state.json")
+        os.environ["PATH"] = docker_dir + os.pathsep + os.environ["PATH"]
+        try:
+            rc, text, doc = self.kfdmp("docker exec -i svc %s %s --sleep-ms 2 --state %s"
+                                       % (quote(sys.executable), quote(SERVICE), quote(state)),
+                                       "--procs", "1", "--cpu-threads", "2", "--hw-queues", "3")
+        finally:
+            os.environ["PATH"] = os.environ["PATH"].split(os.pathsep, 1)[1]
+        self.assertEqual(rc, 0, text)
+        self.qps(doc)
+        with open(state) as f:
+            st = json.load(f)
+        self.assertEqual(st["environ"], {"OMP_NUM_THREADS": "2", "GPU_MAX_HW_QUEUES": "3"})
+        self.assertEqual((st["threads"], st["omp"]), (2, "2"))
+
     def test_graph_unsupported_is_skipped(self):
         rc, text, doc = self.kfdmp("%s %s" % (quote(sys.executable), quote(SERVICE)), "--procs", "1", "--graph")
         self.assertEqual(rc, 77, text)
