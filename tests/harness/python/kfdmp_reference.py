@@ -379,7 +379,11 @@ def main(argv):
         if args.model == "gpt2":
             print("%d" % gpt2_flops(args.batch, args.seq))
             return 0
-        import torch
+        try:
+            import torch
+        except ImportError as e:
+            sys.stderr.write("kfdmp_reference: --flops of %s counts with torch (%s)\n" % (args.model, e))
+            return 1
         args.device, args.dtype = "cpu", "fp32"
         model, inp, _ = build(args, torch)
         print("%d" % (conv_flops(model, inp[:1], torch) * args.batch))

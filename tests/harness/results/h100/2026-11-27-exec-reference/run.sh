@@ -107,6 +107,8 @@ has_exec() { [ -x "$KFDMP" ] && "$KFDMP" --help 2>&1 | grep -q -- '--exec'; }
 mps_start() {
 	export CUDA_MPS_PIPE_DIRECTORY=/tmp/kfdmp-exec-mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/kfdmp-exec-mps-log
 	mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+	# one left by an interrupted part would refuse a second
+	echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 && sleep 1
 	nvidia-cuda-mps-control -d && echo "MPS control daemon started"
 }
 mps_stop() {
