@@ -298,22 +298,34 @@ TEST(DrainDaemon, SigtermResumesAndTheWatchdogHasNothingLeft)
 TEST(DrainDaemon, ATenantExitingWhileSuspendedLeavesItsGroupRunning)
 {
 	// The leader dies stopped (SIGKILL works on a stopped process); the other
-	// process of its group must not stay stopped.
-	Tenant a(true);
+	// process of its group must not stay stopped. Both are this test's
+	// children, so the group does not become orphaned when the leader goes
+	// (the kernel would then send SIGHUP and SIGCONT itself): only the
+	// daemon's release of the group can continue the survivor.
+	Tenant a;
+	pid_t b = fork();
+	if (b == 0) {
+		setpgid(0, a.pid);
+		for (;;)
+			usleep(2000);
+	}
+	setpgid(b, a.pid);
+	ASSERT_TRUE(eventually([&] { return read_stat(b) && read_stat(b)->pgid == a.pid; }));
 	Daemon d({"--best-effort", csv({a.pid}), "--critical", std::to_string(getpid()), "--max-suspend-ms", "60000"},
 		 "exit");
 	ASSERT_TRUE(d.logged("\"event\":\"start\"")) << slurp(d.err);
 	CriticalNotifier n(d.sock);
 	ASSERT_EQ(n.busy(), 0);
-	ASSERT_TRUE(eventually([&] { return stopped(a.pid) && stopped(a.child); }));
+	ASSERT_TRUE(eventually([&] { return stopped(a.pid) && stopped(b); }));
 	kill(a.pid, SIGKILL);
 	waitpid(a.pid, nullptr, 0);
+	a.pid = -1;
 	EXPECT_TRUE(d.logged("\"event\":\"tenant_gone\""));
-	EXPECT_TRUE(eventually([&] { return running(a.child); })) << "the group's survivor stays stopped";
+	EXPECT_TRUE(eventually([&] { return running(b); })) << "the group's survivor stays stopped " << slurp(d.log);
 	kill(d.pid, SIGTERM);
 	EXPECT_EQ(d.wait_exit(), 0) << slurp(d.err);
-	kill(a.child, SIGKILL);
-	a.pid = -1;
+	kill(b, SIGKILL);
+	waitpid(b, nullptr, 0);
 }
 
 TEST(DrainDaemon, ACriticalTenantDyingWhileBusyResumesTheOthers)
