@@ -1119,6 +1119,7 @@ run_config() {
 			if [ "$TRACE" = 1 ]; then would "$ROOT/scripts/trace.sh" record "$cdir/$wl/trace" -- "${argv[@]}"
 			else would "${argv[@]}"; fi
 		done
+		[ "$CTEST" = 0 ] || would env ROCR_VISIBLE_DEVICES="$GPU" ctest --test-dir "$HARNESS_DIR" -L scaling --output-on-failure
 		echo "   [dry-run] would save mp_stats/hqds/rls *.after, the kernel log since the marker, and $cdir/status"
 		echo "dry-run" >"$cdir/status"
 		return 0
@@ -1306,7 +1307,9 @@ run_config_workloads() {
 	done
 	if [ "$CTEST" = 1 ] && [ "$STOP_ALL" = 0 ]; then
 		rc=0
-		(cd "$HARNESS_DIR" && ctest -L scaling --output-on-failure) >"$cdir/ctest.log" 2>&1 || rc=$?  # not ctest --test-dir: CMake 3.20
+		# Phase 1: the scaling tests see the GPU under test only (ROCr's filter).
+		(cd "$HARNESS_DIR" && if [ "$PHASE" = host ]; then export ROCR_VISIBLE_DEVICES=$GPU; fi &&
+			ctest -L scaling --output-on-failure) >"$cdir/ctest.log" 2>&1 || rc=$?  # not ctest --test-dir: CMake 3.20
 		printf 'exit_code=%s\nsummary=%s\n' "$rc" "$(grep -E 'tests passed' "$cdir/ctest.log" | tail -n1)" >"$cdir/ctest.env"
 	fi
 	stop_queue_sampler

@@ -163,6 +163,8 @@ stub lsof '[ -e "$MOCK/kfd-open" ] && printf "COMMAND PID\nrocm-smi 4242\n"; exi
 # docker (issue 24): containers are directories $MOCK/containers/NAME; a
 # path inside one is that directory + the path. inspect, cp and exec -i
 # (which runs the command here, its paths mapped) are logged to docker.log.
+# ctest (testbox.sh --ctest): which GPUs the scaling tests may see.
+stub ctest 'echo "ROCR_VISIBLE_DEVICES=${ROCR_VISIBLE_DEVICES-unset} $*" >>"$MOCK/ctest.log"; echo "100% tests passed, 0 tests failed out of 1"'
 stub docker 'case $1 in
 inspect) c=${!#}; [ -d "$MOCK/containers/$c" ] || { echo "Error: No such object: $c" >&2; exit 1; }; echo true ;;
 cp) c=${3%%:*}; [ -d "$MOCK/containers/$c" ] || { echo "Error: No such container: $c" >&2; exit 1; }
@@ -413,7 +415,7 @@ rc=0; p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --gpu 9 --out "$tmp/p1g9"
 # The reference workloads inside the user's container: the script and the
 # helper are copied in (docker cp), then run there with docker exec -i.
 : >"$B/docker.log"; : >"$B/kfdmp-args.log"
-rc=0; p1env "$gmk" -s -C "$root" testbox REFERENCE=gpt2 CONTAINER=svc GPU=3 TESTBOX_ARGS="${p1a[*]} --configs stock --out $tmp/p1ref" >"$tmp/p1ref.log" 2>&1 || rc=$?
+rc=0; p1env "$gmk" -s -C "$root" testbox REFERENCE=gpt2 CONTAINER=svc GPU=3 TESTBOX_ARGS="${p1a[*]} --configs stock --ctest --out $tmp/p1ref" >"$tmp/p1ref.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] && [ -f "$B/containers/svc/tmp/kfdmp-testbox/kfdmp_reference.py" ] && [ -f "$B/containers/svc/tmp/kfdmp-testbox/kfdmp_worker.py" ] &&
 	grep -q "^cp $B/python/kfdmp_reference.py svc:/tmp/kfdmp-testbox/$" "$B/docker.log" &&
 	ok "reference: sudo make testbox REFERENCE=gpt2 CONTAINER=svc GPU=3: kfdmp_reference.py and kfdmp_worker.py copied into svc:/tmp/kfdmp-testbox" ||
@@ -422,6 +424,8 @@ grep -q -- '^--exec docker exec -i svc python3 /tmp/kfdmp-testbox/kfdmp_referenc
 	grep -q '^exec svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --model gpt2$' "$B/docker.log" && [ -s "$tmp/p1ref/configs/stock/gpt2/results.json" ] &&
 	ok "reference: kfdmp --exec \"docker exec -i svc python3 /tmp/kfdmp-testbox/kfdmp_reference.py --model gpt2\": run in the container, results under configs/stock/gpt2" ||
 	bad "reference: kfdmp: $(cat "$B/kfdmp-args.log"); docker: $(cat "$B/docker.log")"
+grep -q '^ROCR_VISIBLE_DEVICES=3 -L scaling' "$B/ctest.log" && ok "phase 1 --ctest: the scaling tests see GPU 3 only (ROCR_VISIBLE_DEVICES=3)" ||
+	bad "phase 1 --ctest: $(cat "$B/ctest.log" 2>/dev/null)"
 rc=0; p1env "$root/scripts/testbox.sh" run "${p1a[@]}" --reference gpt2 --container nosuch --out "$tmp/p1nc" >"$tmp/p1nc.log" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -qE 'container +fail +container nosuch is not running' "$tmp/p1nc.log" && ! grep -q nosuch "$B/docker.log" &&
 	ok "reference: a container that is not there refuses the run before anything is copied" || { tail -n 10 "$tmp/p1nc.log"; bad "reference: no container: exit $rc"; }
