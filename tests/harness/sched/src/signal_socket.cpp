@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -100,6 +101,12 @@ std::optional<Report> SignalSocket::receive()
 CriticalNotifier::CriticalNotifier(std::string path) : path_(std::move(path))
 {
 	fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	// Blocking for at most 10 ms instead of MSG_DONTWAIT: a transition is
+	// not lost when the daemon's queue (net.unix.max_dgram_qlen) is full for
+	// a moment; without a daemon the send still fails at once.
+	timeval tv{0, 10000};
+	if (fd_ >= 0)
+		setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
 CriticalNotifier::~CriticalNotifier()
@@ -123,7 +130,7 @@ int CriticalNotifier::send(const std::string& text)
 	} catch (const std::exception&) {
 		return EINVAL;
 	}
-	if (sendto(fd_, text.data(), text.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&a), sizeof(a)) < 0)
+	if (sendto(fd_, text.data(), text.size(), 0, reinterpret_cast<sockaddr*>(&a), sizeof(a)) < 0)
 		return errno;
 	return 0;
 }

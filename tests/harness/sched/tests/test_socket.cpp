@@ -1,7 +1,10 @@
 // The critical tenants' signal: unix datagrams with the sender's pid.
 #include "signal_socket.h"
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -68,4 +71,32 @@ TEST(SignalSocket, NotifierWithoutADaemonGetsAnError)
 	CriticalNotifier n(temp_path("nobody"));
 	int e = n.busy();
 	EXPECT_TRUE(e == ENOENT || e == ECONNREFUSED) << e;
+}
+
+TEST(SignalSocket, ABurstLosesNoTransitionWhileTheDaemonReads)
+{
+	// net.unix.max_dgram_qlen is often 10: a burst beyond it waits (at most
+	// 10 ms a send) for the daemon to read instead of being dropped.
+	std::string path = temp_path("burst");
+	SignalSocket s(path);
+	std::atomic<int> got{0};
+	std::atomic<bool> done{false};
+	std::thread reader([&] {
+		while (!done) {
+			while (s.receive())
+				got++;
+			std::this_thread::sleep_for(std::chrono::microseconds(500));
+		}
+		while (s.receive())
+			got++;
+	});
+	CriticalNotifier n(path);
+	int failed = 0;
+	for (int i = 0; i < 50; i++)
+		failed += (i % 2 ? n.idle() : n.busy()) != 0;
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	done = true;
+	reader.join();
+	EXPECT_EQ(failed, 0);
+	EXPECT_EQ(got.load(), 50);
 }
