@@ -340,8 +340,9 @@ void split_idle_workers(LaunchResult& r, uint32_t counted)
 	r.idle.assign(r.workers.begin() + counted, r.workers.end());
 	r.workers.resize(counted);
 	for (const auto& w : r.idle)
-		if (w.status != "ok" && r.error.empty() && !r.interrupted) {
-			r.error = "idle process " + std::to_string(w.index) + " " + w.status + ": " + w.detail;
+		if (w.status != "ok" && w.status != "aborted" && !r.interrupted) {
+			r.error += (r.error.empty() ? "" : "; ") + std::string("idle process ") + std::to_string(w.index) + " " +
+				   w.status + ": " + w.detail;
 			break;
 		}
 }

@@ -127,8 +127,9 @@ RunMetrics metrics_of(const LaunchResult& r, uint64_t bin_ns)
 	m.status = "ok";
 	if (r.interrupted)
 		m.status = "interrupted";
-	else if (std::any_of(r.workers.begin(), r.workers.end(), [](auto& w) { return w.status == "unavailable"; }))
-		m.status = "unavailable";
+	else if (std::any_of(r.workers.begin(), r.workers.end(), [](auto& w) { return w.status == "unavailable"; }) ||
+		 std::any_of(r.idle.begin(), r.idle.end(), [](auto& w) { return w.status == "unavailable"; }))
+		m.status = "unavailable"; // an idle process (--idle-procs) without a GPU skips the arm too
 	else if (!r.ok())
 		m.status = "failed";
 	if (m.status != "ok") {
