@@ -272,6 +272,9 @@ std::string apply_process_arms(const Options& o, uint32_t procs, LaunchSpec& spe
 			per.push(std::move(w));
 			continue;
 		}
+		if (p.priority)
+			return "the priority arm: protocol 1 has no way to set the stream priority inside an exec "
+			       "worker's command (" + name + ")";
 		const std::string& cmd = o.exec_commands.at(name);
 		if (cmd.size() >= sizeof p.command)
 			return "--exec: the command of " + name + " is longer than " + std::to_string(sizeof p.command - 1) +

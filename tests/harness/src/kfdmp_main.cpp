@@ -560,8 +560,10 @@ int main(int argc, char** argv)
 			runs.push_back(std::move(r));
 			compute_metrics(runs, uint64_t(o.bin_ms * 1e6));
 			print_progress(o, step, runs.back(), rep * round.size() + i + 1, o.repeat * round.size(), started_ns);
-			// Nothing later can succeed without a device, or after Ctrl-C.
-			stop = runs.back().m.status == "unavailable" || runs.back().m.status == "interrupted";
+			// Nothing later can succeed without a device, or after Ctrl-C
+			// (an arm skipped before its launch, runs[].skipped, stops nothing).
+			stop = (runs.back().m.status == "unavailable" && runs.back().skipped.empty()) ||
+			       runs.back().m.status == "interrupted";
 			if (step.role == "critical_service") {
 				const Run& cal = runs.back();
 				if (cal.m.status == "ok" && !cal.launch.workers.empty())

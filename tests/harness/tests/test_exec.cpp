@@ -389,6 +389,28 @@ TEST(ExecBinary, ExecAsTenantsOfAMix)
 	std::filesystem::remove_all(out);
 }
 
+// Exec workloads as tenants of tenant mode: the priority arm cannot reach
+// them (protocol 1 has no stream priority) and skips with the reason before
+// its launch; the arms after it still run.
+TEST(ExecBinary, ExecTenantsSkipThePriorityArmOnly)
+{
+	const std::string out = temp_dir();
+	EXPECT_EQ(run_kfdmp(out, "--exec-as crit='" + py_worker + " ok 0.5' --exec-as be='" + py_worker +
+					 " ok 1' --critical crit --rate 100 --mix be:2 --arms priority,none"),
+		  77)
+		<< output(out);
+	const json::Value doc = results(out);
+	const auto& runs = doc.at("runs").array();
+	ASSERT_EQ(runs.size(), 4u); // critical alone, best-effort alone, priority, none
+	EXPECT_EQ(runs[2].at("tenant_arm").string(), "priority");
+	EXPECT_EQ(runs[2].at("status").string(), "unavailable");
+	EXPECT_NE(runs[2].at("reason").string().find("stream priority"), std::string::npos);
+	EXPECT_EQ(runs[3].at("tenant_arm").string(), "none");
+	EXPECT_EQ(runs[3].at("status").string(), "ok") << runs[3].at("reason").string();
+	EXPECT_EQ(runs[3].at("workers").array()[0].at("workload").string(), "crit");
+	std::filesystem::remove_all(out);
+}
+
 // --idle-procs: extra processes outside the QPS; in a build without GPU
 // workloads (or without a GPU) the arm skips with the reason.
 TEST(ExecBinary, IdleProcsSkipWithoutAGpu)
