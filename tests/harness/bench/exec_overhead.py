@@ -74,7 +74,7 @@ def main():
             sys.exit("exec_overhead: %s/%s is missing (build it)" % (a.build, b))
     inproc = ["--worker-bin", os.path.join(a.build, "kfdmp-test-worker"), "--workload", "sleep", "--iters", str(a.us)]
     execw = ["--exec", "%s %d" % (os.path.join(a.build, "kfdmp-exec-sleep-worker"), a.us)]
-    d_time, d_qps, d_p50 = [], [], []
+    d_time, d_qps, d_p50, d_p50_pct = [], [], [], []
     print("pair  in-process qps  exec qps   in-proc us/query  exec us/query  overhead")
     for i in range(a.repeats):
         # Alternate the order, so drift does not fall on one side.
@@ -87,15 +87,17 @@ def main():
         d_time.append(100.0 * (te - ti) / ti)
         d_qps.append(100.0 * (qi - qe) / qi)
         d_p50.append(pe - pi)
+        d_p50_pct.append(100.0 * (pe - pi) / pi)
         print("%4d  %14.1f  %8.1f  %16.2f  %13.2f  %+7.3f%%" % (i + 1, qi, qe, ti, te, d_time[-1]))
     m, h = interval(d_time)
     mq, hq = interval(d_qps)
     mp, hp = interval(d_p50)
+    mpp, hpp = interval(d_p50_pct)
     print("")
     print("exec bridge overhead on a %d us query, %d pairs, 95%% interval:" % (a.us, a.repeats))
     print("  time per query: %+.3f%% +- %.3f%%" % (m, h))
     print("  QPS loss:       %+.3f%% +- %.3f%%" % (mq, hq))
-    print("  p50 latency:    %+.2f us +- %.2f us" % (mp, hp))
+    print("  p50 latency:    %+.2f us +- %.2f us (%+.3f%% +- %.3f%%)" % (mp, hp, mpp, hpp))
     print("  target < 1%%: %s" % ("met" if m + h < 1.0 else "NOT met (upper bound %.3f%%)" % (m + h)))
 
 

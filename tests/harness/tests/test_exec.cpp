@@ -449,6 +449,27 @@ TEST(ExecBinary, UsageErrorsAreOneLine)
 	std::filesystem::remove_all(out);
 }
 
+TEST(ExecOptions, ExecAsCpuThreadsPinIdle)
+{
+	std::vector<std::string> args = {"kfdmp", "--exec-as", "svc=docker exec -i svc python3 q.py", "--exec", "sh x.sh",
+					 "--cpu-threads", "auto", "--pin", "numa", "--idle-procs", "3", "--mix", "svc:2"};
+	std::vector<char*> argv;
+	for (auto& a : args)
+		argv.push_back(a.data());
+	bool help = false;
+	const Options o = parse_options(Program::launcher, int(argv.size()), argv.data(), help);
+	EXPECT_EQ(o.workload, "exec");
+	EXPECT_EQ(o.exec_commands.at("exec"), "sh x.sh");
+	EXPECT_EQ(o.exec_commands.at("svc"), "docker exec -i svc python3 q.py");
+	EXPECT_TRUE(o.is_exec("svc"));
+	EXPECT_FALSE(o.is_exec("latency"));
+	EXPECT_EQ(o.cpu_threads, "auto");
+	EXPECT_EQ(o.pin, "numa");
+	EXPECT_EQ(o.idle_procs, 3u);
+	ASSERT_EQ(o.tenants.size(), 1u);
+	EXPECT_EQ(o.tenants[0].first, "svc");
+}
+
 // The help text's defaults are the code's.
 TEST(ExecBinary, HelpDefaultsMatchTheCode)
 {
