@@ -15,13 +15,18 @@
 #                         GPU; see scripts/testbox.sh --help and
 #                         docs/box-run.md)
 #   make testbox-dry-run  the same walk without changing anything (any machine)
-#   make testbox-tenant   the same run in tenant mode (issue 18): the series'
-#                         driver with stock parameters, then with
-#                         kfd_short_dequeue_wait=on; per configuration kfdmp's
-#                         tenant mode (arms none, sched, priority) under the
-#                         trace; the report checks the tenant targets.
-#                         TENANT_RATE=R fixes the critical tenant's rate (else
-#                         measured: u <= 0.3); = testbox.sh run --tenant
+#   make testbox-tenant   the same run in tenant mode (issues 18, 26): the
+#                         series' driver with stock parameters, then with
+#                         kfd_short_dequeue_wait=on (PHASE=host: the driver
+#                         already loaded, e.g. the stock one); per
+#                         configuration kfdmp's tenant mode, arms none,
+#                         priority, sched-drain, sched-kfd (TENANT_ARMS), under
+#                         the trace; the report checks the tenant targets.
+#                         Tenants: built-in, or CRITICAL="CMD" BEST_EFFORT="CMD"
+#                         (BEST_EFFORT_PROCS=3; e.g. "docker exec -i online
+#                         python3 serve.py"), or REFERENCE=gpt2. The critical
+#                         rate from its busy fraction alone (TENANT_BUSY=
+#                         0.1,0.3), or TENANT_RATE=R; = testbox.sh run --tenant
 #   make dkms-install     stage the patched tree for DKMS under its own name,
 #                         amdgpu-kfdmp, and dkms add/build/install: on an
 #                         amdgpu-dkms box the patched vendor tree (version
@@ -34,9 +39,10 @@
 #
 # TESTBOX_ARGS go to scripts/testbox.sh, e.g.
 #   make testbox TESTBOX_ARGS="--configs stock,hwq1 --repeat 5" GPU=3
-# PHASE, GPU, WORKLOAD, WORKLOAD_GPU, REFERENCE, REFERENCE_ARGS and CONTAINER
-# reach scripts/testbox.sh through the environment (make exports variables
-# given on its command line).
+# PHASE, GPU, WORKLOAD, WORKLOAD_GPU, REFERENCE, REFERENCE_ARGS, CONTAINER and
+# the tenant run's CRITICAL, BEST_EFFORT, BEST_EFFORT_PROCS, TENANT_BUSY and
+# TENANT_ARMS reach scripts/testbox.sh through the environment (make exports
+# variables given on its command line).
 # KVER defaults to the running kernel for these targets (the module is
 # loaded here); KSRC picks the amdgpu-dkms source (default: the newest
 # /usr/src/amdgpu-*); DRY_RUN and FORCE are passed through the environment.

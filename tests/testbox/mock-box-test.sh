@@ -587,12 +587,12 @@ rc=0; MOCK_MORE_PARAMS=kfd_short_dequeue_wait:dequeue tbt --out "$tmp/ten" >"$tm
 [ "$rc" = 0 ] && ok "tenant: exit 0" || { tail -n 30 "$tmp/ten.log"; bad "tenant: exit $rc"; }
 [ "$(cat "$MOCK/insmod.log")" = "$(printf '%s\n' "" "kfd_short_dequeue_wait=on")" ] &&
 	ok "tenant: the series' driver with stock parameters, then kfd_short_dequeue_wait=on" || bad "tenant: insmod log: $(cat "$MOCK/insmod.log")"
-grep -q -- '--workload latency --procs 1 --repeat 1 --duration 10 --warmup 2 --out .*/configs/stock/tenant/critical-alone$' "$MOCK/kfdmp-args.log" &&
-	grep -q -- '^--critical latency --rate 34 --mix saturate:5 --arms none,sched,priority --repeat 1 --duration 10 --warmup 2 --out .*/configs/stock/tenant$' "$MOCK/kfdmp-args.log" &&
-	ok "tenant: the critical tenant alone (116.1 QPS), then the tenant mode at 34/s with the three arms, 10 s + 2 s" ||
+! grep -q -- 'critical-alone' "$MOCK/kfdmp-args.log" &&
+	grep -q -- '^--critical latency --mix saturate:5 --critical-busy 0.1,0.3 --arms none,priority,sched-drain,sched-kfd --repeat 1 --duration 10 --warmup 2 --out .*/configs/stock/tenant$' "$MOCK/kfdmp-args.log" &&
+	ok "tenant: one kfdmp per configuration, the four arms, rates from busy fractions 0.1,0.3 (kfdmp measures the service time alone), 10 s + 2 s" ||
 	bad "tenant: kfdmp args: $(cat "$MOCK/kfdmp-args.log")"
-grep -qx 'u=0.293' "$tmp/ten/configs/stock/tenant/rate.env" && grep -q '^rate_from=measured' "$tmp/ten/configs/stock/tenant/rate.env" &&
-	ok "tenant: rate.env: rate 34, u 0.293 <= 0.3, measured" || bad "tenant: rate.env: $(cat "$tmp/ten/configs/stock/tenant/rate.env")"
+grep -qx 'busy=0.1,0.3' "$tmp/ten/configs/stock/tenant/rate.env" && grep -q '^rate_from=busy fraction alone' "$tmp/ten/configs/stock/tenant/rate.env" &&
+	ok "tenant: rate.env: busy fractions 0.1,0.3" || bad "tenant: rate.env: $(cat "$tmp/ten/configs/stock/tenant/rate.env")"
 stock_back && [ ! -e "$KFDMP_TESTBOX_STATE/state" ] && ok "tenant: the stock driver is back, no state left" || bad "tenant: stock driver not back"
 ten_json "$tmp/ten" '
 assert d["run"]["tenant"] == "1" and d["verdict"] is None, d["run"]
@@ -602,23 +602,23 @@ assert list(a) == ["none", "sched", "priority"], list(a)
 assert a["sched"]["latency_state"] == "pass" and a["sched"]["suspend_state"] == "pass", a["sched"]
 assert a["sched"]["suspend_to_unmapped"]["p99_us"] == 840.0 and a["sched"]["critical_p99_ratio"] == 1.21
 assert a["none"]["latency_state"] == "fail" and a["none"]["suspend_state"] == "unavailable", a["none"]
-assert t["stock"]["tenant"]["rate"]["rate"] == "34" and t["stock"]["summary"] == []
+assert t["stock"]["tenant"]["rate"]["busy"] == "0.1,0.3" and t["stock"]["summary"] == []
 assert not d["comparison"], d["comparison"]
 ' && ok "tenant: testbox.json holds the harness's arms and checks (sched pass/pass, none fail/unavailable)" || bad "tenant: testbox.json"
 sm=$tmp/ten/report/summary.md
 grep -q '^## Tenant control (issue 18)' "$sm" &&
-	grep -q '^\*\*`stock`\*\* (stock parameters): rate 34/s, u = 0.293' "$sm" &&
+	grep -q '^\*\*`stock`\*\* (stock parameters)' "$sm" &&
 	grep -q '^| sched | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |$' "$sm" &&
 	grep -q '^| none | 0 | ok | 9.80 | 0.97 | unavailable: no suspends in the none arm | fail: critical p99 9.80x alone > 1.50x |' "$sm" &&
 	grep -q '^- `sched` over 1 repeat(s): p99 + kept pass 1; suspend pass 1$' "$sm" &&
 	grep -q '^\*\*`dequeue-wait`\*\* (kfd_short_dequeue_wait=on)' "$sm" &&
-	ok "tenant: summary.md: rate and u, p99 ratio, kept, suspend p99, each target per arm and configuration" ||
+	ok "tenant: summary.md: p99 ratio, kept, suspend p99, each target per arm and configuration" ||
 	{ sed -n '/^## Tenant/,/^## Driver/p' "$sm"; bad "tenant: summary.md tenant section"; }
 
 # TENANT_RATE: no measurement; the optional parameter the module lacks skips dequeue-wait.
 : >"$MOCK/kfdmp-args.log"
 rc=0; TENANT_RATE=25 tbt --out "$tmp/ten-r" >"$tmp/ten-r.log" 2>&1 || rc=$?
-[ "$rc" = 0 ] && [ "$(grep -c . "$MOCK/kfdmp-args.log")" = 1 ] && grep -q -- '^--critical latency --rate 25 ' "$MOCK/kfdmp-args.log" &&
+[ "$rc" = 0 ] && [ "$(grep -c . "$MOCK/kfdmp-args.log")" = 1 ] && grep -q -- '^--critical latency --mix saturate:5 --rate 25 ' "$MOCK/kfdmp-args.log" &&
 	grep -q '^rate_from=given' "$tmp/ten-r/configs/stock/tenant/rate.env" &&
 	ok "tenant: TENANT_RATE=25: no measurement alone, --rate 25" || { tail -n 20 "$tmp/ten-r.log"; bad "tenant: TENANT_RATE: exit $rc, $(cat "$MOCK/kfdmp-args.log")"; }
 grep -q '^skipped: the module .* has no parameter kfd_short_dequeue_wait' "$tmp/ten-r/configs/dequeue-wait/status" &&
@@ -641,14 +641,9 @@ rc=0; MOCK_TENANT=fail tbt --configs stock --out "$tmp/ten-f" >"$tmp/ten-f.log" 
 	ok "tenant: the harness fails: exit 1, the report says kfdmp exited 1, the stock driver is back" ||
 	{ tail -n 20 "$tmp/ten-f.log"; bad "tenant: harness failure: exit $rc"; }
 
-# The critical tenant alone fails: the tenant mode is not run, and the report says why.
-: >"$MOCK/kfdmp-args.log"
-rc=0; MOCK_TENANT=fail-alone tbt --configs stock --out "$tmp/ten-a" >"$tmp/ten-a.log" 2>&1 || rc=$?
-[ "$rc" = 1 ] && ! grep -q -- '--critical' "$MOCK/kfdmp-args.log" &&
-	grep -q '^failed: tenant mode not run: the critical tenant alone failed (kfdmp exited 1, ' "$tmp/ten-a/configs/stock/status" &&
-	grep -q '^Not measured: the critical tenant alone failed (kfdmp exited 1, ' "$tmp/ten-a/report/summary.md" && stock_back &&
-	ok "tenant: the measurement alone fails: no tenant run, the report says why, the stock driver is back" ||
-	{ tail -n 20 "$tmp/ten-a.log"; bad "tenant: measurement failure: exit $rc"; }
+# (Issue 26: no separate measurement alone: kfdmp --critical-busy measures the
+# critical tenant's service time itself and exits 1 when it cannot; the case
+# of a failing kfdmp is above.)
 
 # A bad TENANT_RATE is refused before anything is loaded.
 rm -f "$MOCK/insmod.log"
