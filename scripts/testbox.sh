@@ -92,19 +92,25 @@
 #                      (also ACCEPT_LOCAL_EDITS=1)
 #   --manifest FILE    sha256sum lines of the pristine tree, for a tree no
 #                      package manager owns
-#   --tenant           tenant mode (issue 18; make testbox-tenant): the matrix
-#                      tests/testbox/tenant.conf (the series' driver with stock
-#                      parameters, then with kfd_short_dequeue_wait=on) and,
-#                      per configuration, kfdmp's tenant mode instead of the
-#                      workloads: --critical latency --rate R --mix
-#                      saturate:5 --arms none,sched,priority (default window
-#                      --duration 10 --warmup 2); R from the critical tenant's
-#                      busy fraction alone, u = R / its closed-loop QPS alone
-#                      <= 0.3 (docs/tenant-control.md section 6), measured
-#                      first on the loaded driver; the report lists each arm's
-#                      targets from results.json's tenant section
-#   --tenant-rate R    tenant mode at this rate (per second), no measurement
-#                      (also TENANT_RATE=R)
+#   --tenant           tenant mode (issues 18, 26; make testbox-tenant): the
+#                      matrix tests/testbox/tenant.conf and, per configuration,
+#                      kfdmp's tenant mode instead of the workloads: --critical
+#                      latency --mix saturate:5, or the user's services
+#                      CRITICAL="CMD" BEST_EFFORT="CMD" (BEST_EFFORT_PROCS=3
+#                      processes of it; e.g. CRITICAL="docker exec -i online
+#                      python3 serve.py"), or REFERENCE=gpt2 (a batch-1 GPT-2
+#                      critical beside batch-32 ones); --arms
+#                      none,priority,sched-drain,sched-kfd (TENANT_ARMS); the
+#                      critical rate from its busy fraction alone, kfdmp
+#                      --critical-busy 0.1,0.3 (TENANT_BUSY): rate = busy /
+#                      its mean service time alone, measured by kfdmp first
+#                      (docs/tenant-control.md section 6); default window
+#                      --duration 10 --warmup 2. PHASE=host: the driver
+#                      already loaded (stock: sched-kfd skips itself, the
+#                      probe says why); PHASE=driver: the series' driver
+#                      (make testbox-tenant runs both)
+#   --tenant-rate R    tenant mode at this rate (per second) instead of the
+#                      busy fractions (also TENANT_RATE=R)
 #
 # Which driver: the box's amdgpu-dkms source when there is one - KSRC, else
 # the tree DKMS has installed for the running kernel (dkms status: amdgpu
@@ -199,14 +205,19 @@ TENANT=0
 TENANT_RATE=${TENANT_RATE:-}
 TENANT_CRITICAL=latency
 TENANT_MIX=saturate:5
-TENANT_ARMS=none,sched,priority
-TENANT_U_MAX=0.3
+# Issue 26: four arms; the rate from the critical tenant's busy fraction
+# alone (kfdmp --critical-busy); the user's services as tenants.
+TENANT_ARMS=${TENANT_ARMS:-none,priority,sched-drain,sched-kfd}
+TENANT_BUSY=${TENANT_BUSY:-0.1,0.3}
+CRITICAL=${CRITICAL:-}
+BEST_EFFORT=${BEST_EFFORT:-}
+BEST_EFFORT_PROCS=${BEST_EFFORT_PROCS:-3}
 MATRIX_GIVEN=0
 WINDOW_GIVEN=
 # Phases (issue 24): host (phase 1, the default), driver (phase 2), all.
 # MAKE_VARS_GIVEN: those of them the caller gave, for the sudo line.
 MAKE_VARS_GIVEN=
-for v in PHASE GPU WORKLOAD_GPU WORKLOAD REFERENCE CONTAINER REFERENCE_ARGS; do
+for v in PHASE GPU WORKLOAD_GPU WORKLOAD REFERENCE CONTAINER REFERENCE_ARGS CRITICAL BEST_EFFORT BEST_EFFORT_PROCS TENANT_BUSY TENANT_ARMS; do
 	case ${!v:-} in
 	"") ;;
 	*[[:space:]]*) MAKE_VARS_GIVEN+=" $v=\"${!v}\"" ;;
@@ -297,8 +308,10 @@ parse_options() {
 	[ -z "$WORKLOAD_CMD" ] || [ -z "$REFERENCE" ] || die "WORKLOAD (--exec) and REFERENCE (--reference): one or the other"
 	[ -z "$CONTAINER" ] || [ -n "$REFERENCE" ] || die "CONTAINER (--container) names where the reference workloads run: give REFERENCE=gpt2 (or resnet50) too; your own service takes WORKLOAD=\"docker exec -i $CONTAINER ...\""
 	[ -z "$CONTAINER" ] || [[ $CONTAINER =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]] || die "--container/CONTAINER: a Docker container name or ID (got '$CONTAINER')"
-	if [ -n "$WORKLOAD_CMD$REFERENCE" ] && [ "$TENANT" = 1 ]; then
-		die "WORKLOAD/REFERENCE: not with --tenant (the tenant run measures the built-in workloads)"
+	if [ "$TENANT" = 1 ]; then
+		tenant_services
+	elif [ -n "$CRITICAL$BEST_EFFORT" ]; then
+		die "CRITICAL/BEST_EFFORT: the tenant run's services (make testbox-tenant)"
 	fi
 	if [ -n "$WORKLOAD_CMD" ]; then
 		WORKLOADS="exec"
@@ -1035,8 +1048,17 @@ kfdmp_cmd() {
 	if [ -n "${EXEC_CMD[$wl]:-}" ]; then c+=(--exec "${EXEC_CMD[$wl]}"); else c+=(--workload "$wl"); fi
 	c+=(--procs "$PROCS" --repeat "$REPEAT" --duration "$DURATION" --warmup "$WARMUP" --out "$out")
 	case $wl in
-	tenant) c=("$HARNESS_DIR/kfdmp" --critical "$TENANT_CRITICAL" --rate "$rate" --mix "$TENANT_MIX"
-		--arms "$TENANT_ARMS" --repeat "$REPEAT" --duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
+	tenant)
+		c=("$HARNESS_DIR/kfdmp")
+		if [ -n "$CRITICAL" ]; then
+			c+=(--exec-as "online=$CRITICAL" --exec-as "offline=$BEST_EFFORT" --critical online
+				--mix "offline:$BEST_EFFORT_PROCS" --init-timeout 180)
+		else
+			c+=(--critical "$TENANT_CRITICAL" --mix "$TENANT_MIX")
+		fi
+		# RATE: busy:LIST (kfdmp measures the service time alone) or a rate
+		if [[ $rate == busy:* ]]; then c+=(--critical-busy "${rate#busy:}"); else c+=(--rate "$rate"); fi
+		c+=(--arms "$TENANT_ARMS" --repeat "$REPEAT" --duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
 	tenant-alone) c=("$HARNESS_DIR/kfdmp" --workload "$TENANT_CRITICAL" --procs 1 --repeat 1
 		--duration "$DURATION" --warmup "$WARMUP" --out "$out") ;;
 	esac
@@ -1051,17 +1073,34 @@ kfdmp_cmd() {
 	printf '%s\0' "${c[@]}"
 }
 
+# tenant_services: the tenant run's tenants (issue 26): the user's services
+# CRITICAL and BEST_EFFORT (commands, e.g. "docker exec -i online python3
+# serve.py"), or REFERENCE=gpt2's reference workloads, or the built-in ones.
+tenant_services() {
+	local ref=$ROOT/tests/harness/python/kfdmp_reference.py
+	[ -z "$WORKLOAD_CMD" ] || die "WORKLOAD: not with --tenant: name the services CRITICAL=\"CMD\" BEST_EFFORT=\"CMD\""
+	[ -z "$CONTAINER" ] || die "CONTAINER: not with --tenant: give CRITICAL=\"docker exec -i NAME ...\" BEST_EFFORT=\"docker exec -i NAME ...\""
+	[[ $BEST_EFFORT_PROCS =~ ^[1-9][0-9]*$ ]] || die "BEST_EFFORT_PROCS: a positive number of processes (got '$BEST_EFFORT_PROCS')"
+	[[ $TENANT_BUSY =~ ^0?\.[0-9]+(,0?\.[0-9]+)*$ ]] || die "TENANT_BUSY: busy fractions like 0.1,0.3 (got '$TENANT_BUSY')"
+	if [ -n "$CRITICAL$BEST_EFFORT" ]; then
+		[ -n "$CRITICAL" ] && [ -n "$BEST_EFFORT" ] || die "CRITICAL and BEST_EFFORT: both services, as commands (docs/exec-workers.md)"
+		[ -z "$REFERENCE" ] || die "CRITICAL/BEST_EFFORT or REFERENCE: one or the other"
+	elif [ -n "$REFERENCE" ]; then
+		[ "$REFERENCE" = gpt2 ] || die "REFERENCE with --tenant: gpt2 (a batch-1 GPT-2 as the critical service beside batch-32 ones; got '$REFERENCE')"
+		CRITICAL="python3 $ref --model gpt2 --batch 1 --seq 128"
+		BEST_EFFORT="python3 $ref --model gpt2 --batch 32 --seq 256"
+		REFERENCE=
+	fi
+}
+
 # tenant_rate WDIR: the critical tenant's rate for this configuration, into
-# WDIR/rate.env. TENANT_RATE when given; else measured on the loaded driver:
-# the critical workload alone, closed loop (one query at a time), gives its
-# QPS alone q = 1 / (its time per query), so at rate R its busy fraction is
-# u = R / q; R = floor(TENANT_U_MAX * q), the largest whole rate with
-# u <= 0.3 (docs/tenant-control.md section 6). Sets RATE; returns 1 with
-# RATE_WHY when it cannot be measured.
+# WDIR/rate.env: TENANT_RATE when given; else busy:TENANT_BUSY, which kfdmp
+# turns into rates itself (--critical-busy: it measures the critical
+# tenant's mean service time alone, closed loop, then rate = busy / that;
+# docs/tenant-control.md section 6). Sets RATE.
 RATE='' RATE_WHY=''
 tenant_rate() {
-	local wdir=$1 adir=$1/critical-alone rc=0 got
-	local -a argv
+	local wdir=$1
 	RATE='' RATE_WHY=''
 	if [ -n "$TENANT_RATE" ]; then
 		RATE=$TENANT_RATE
@@ -1069,35 +1108,10 @@ tenant_rate() {
 		echo "   tenant rate $RATE/s (given)"
 		return 0
 	fi
-	mkdir -p "$adir"
-	mapfile -d '' -t argv < <(kfdmp_cmd tenant-alone "$adir")
-	echo "   + $(q "${argv[@]}")   # the critical tenant alone: its QPS picks the rate"
-	"${argv[@]}" >"$adir/kfdmp.log" 2>&1 || rc=$?
-	[ "$rc" = 0 ] || { RATE_WHY="the critical tenant alone failed (kfdmp exited $rc, $adir/kfdmp.log)"; [ "$rc" != 130 ] || STOP_ALL=1; return 1; }
-	got=$(python3 - "$adir/results.json" "$TENANT_U_MAX" <<'PY'
-import json, math, sys
-try:
-    doc = json.load(open(sys.argv[1]))
-    q = [s.get("qps_mean") for s in doc.get("summary", []) if s.get("procs") == 1]
-    q = q[0] if q else None
-except (OSError, ValueError) as e:
-    print("why=no results.json: %s" % e)
-    sys.exit(0)
-if not isinstance(q, (int, float)) or not q > 0:
-    print("why=results.json has no QPS at 1 process")
-    sys.exit(0)
-rate = math.floor(float(sys.argv[2]) * q)
-if rate < 1:
-    print("why=the critical tenant alone completes %.2f queries/s: no whole rate keeps u <= %s" % (q, sys.argv[2]))
-    sys.exit(0)
-print("critical_alone_qps=%.3f\nrate=%d\nu=%.3f" % (q, rate, rate / q))
-PY
-)
-	if [[ $got == why=* ]]; then RATE_WHY="the critical tenant alone: ${got#why=} ($adir)"; return 1; fi
-	RATE=$(sed -n 's/^rate=//p' <<<"$got")
-	[ -n "$RATE" ] || { RATE_WHY="the critical tenant alone: its results could not be read (${got:-no output}; $adir)"; return 1; }
-	{ printf '%s\n' "$got"; printf 'u_max=%s\nrate_from=measured (%s alone, closed loop, 1 process: %s)\n' "$TENANT_U_MAX" "$TENANT_CRITICAL" "${adir#"$OUT"/}/results.json"; } >"$wdir/rate.env"
-	echo "   tenant rate $RATE/s: $(tr '\n' ' ' <<<"$got")(u <= $TENANT_U_MAX)"
+	RATE=busy:$TENANT_BUSY
+	printf 'busy=%s\nrate_from=busy fraction alone (kfdmp --critical-busy: rate = busy / mean service time alone; per arm in results.json)\n' \
+		"$TENANT_BUSY" >"$wdir/rate.env"
+	echo "   tenant rates from busy fractions $TENANT_BUSY (kfdmp measures the service time alone first)"
 }
 
 TROUBLE_STOP='GPU reset|HWS hang|hws hang|ring .* timeout|Failed to evict|BUG:|Oops'
@@ -1137,11 +1151,9 @@ run_config() {
 		echo "   [dry-run] would save $KFD_DEBUGFS/{mp_stats,hqds,rls} to $cdir/*.before and sample $KFD_SYSFS/proc/*/queues every second to $cdir/queues.tsv"
 		for wl in $WORKLOADS; do
 			if [ "$wl" = tenant ] && [ -z "$TENANT_RATE" ]; then
-				mapfile -d '' -t argv < <(kfdmp_cmd tenant-alone "$cdir/$wl/critical-alone")
-				would "${argv[@]}"
-				echo "   [dry-run] would take the rate R = floor($TENANT_U_MAX x its QPS alone), so that u = R / QPS <= $TENANT_U_MAX, into $cdir/$wl/rate.env"
+				echo "   [dry-run] the critical rates from busy fractions $TENANT_BUSY: kfdmp measures the service time alone first"
 			fi
-			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl" "${TENANT_RATE:-R}")
+			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl" "${TENANT_RATE:-busy:$TENANT_BUSY}")
 			if [ "$TRACE" = 1 ]; then would "$ROOT/scripts/trace.sh" record "$cdir/$wl/trace" -- "${argv[@]}"
 			else would "${argv[@]}"; fi
 		done
@@ -1384,10 +1396,10 @@ write_run_env() {
 		echo "note=$(run_note)"
 		if [ "$TENANT" = 1 ]; then
 			echo "tenant=1"
-			echo "tenant_critical=$TENANT_CRITICAL"
-			echo "tenant_mix=$TENANT_MIX"
+			echo "tenant_critical=${CRITICAL:-$TENANT_CRITICAL}"
+			echo "tenant_mix=$([ -n "$BEST_EFFORT" ] && echo "$BEST_EFFORT x $BEST_EFFORT_PROCS" || echo "$TENANT_MIX")"
 			echo "tenant_arms=$TENANT_ARMS"
-			echo "tenant_rate=${TENANT_RATE:-measured per configuration, u <= $TENANT_U_MAX}"
+			echo "tenant_rate=${TENANT_RATE:-from busy fractions $TENANT_BUSY (kfdmp --critical-busy)}"
 		fi
 	} >"$OUT/run.env"
 }
