@@ -281,6 +281,8 @@ std::string apply_process_arms(const Options& o, uint32_t procs, LaunchSpec& spe
 			       " characters";
 		std::snprintf(p.command, sizeof p.command, "%s", cmd.c_str());
 		spec.worker_bins[i] = dir + "/kfdmp-exec-worker";
+		if (access(spec.worker_bins[i].c_str(), X_OK) != 0)
+			return "--exec: " + spec.worker_bins[i] + " is absent (build the kfdmp-exec-worker target)";
 		w.set("command", cmd);
 		if (!o.devices.empty()) {
 			const std::string& d = o.devices[i % o.devices.size()];

@@ -402,6 +402,28 @@ std::optional<Options> parse_command_line(Program prog, int argc, char** argv, i
 	return std::nullopt;
 }
 
+// Set by CMake; a build without it (scripts/run-scaling.sh's cmake-less
+// one) still compiles.
+#ifndef KFDMP_VERSION
+#define KFDMP_VERSION "unknown"
+#endif
+
+namespace {
+
+// tests/harness of the source tree: CMake's definition, else this file's path.
+std::string source_dir()
+{
+#ifdef KFDMP_SOURCE_DIR
+	return KFDMP_SOURCE_DIR;
+#else
+	const std::string f = __FILE__;
+	const auto cut = f.rfind("/src/options.cpp");
+	return cut == std::string::npos ? std::string(".") : f.substr(0, cut);
+#endif
+}
+
+} // namespace
+
 std::string version_text()
 {
 	return std::string("kfdmp ") + KFDMP_VERSION + " (exec protocol 1)";
@@ -420,7 +442,7 @@ std::string python_path(std::string& why)
 {
 	const std::string dir = self_dir();
 	why = "no kfdmp_worker in";
-	for (const std::string& cand : {dir + "/python", dir + "/../share/kfdmp/python", std::string(KFDMP_SOURCE_DIR "/python")}) {
+	for (const std::string& cand : {dir + "/python", dir + "/../share/kfdmp/python", source_dir() + "/python"}) {
 		struct stat st;
 		if (stat((cand + "/kfdmp_worker").c_str(), &st) == 0 || stat((cand + "/kfdmp_worker.py").c_str(), &st) == 0) {
 			char real[PATH_MAX];
