@@ -141,6 +141,16 @@ USER_KSRC=${KSRC:-}
 # without a DKMS KSRC), and make exports it, so without this the inner
 # make modules KSRC=<amdgpu-dkms tree> inherited linux-6.12 (issue 15).
 USER_SERIES=${SERIES:-}
+# MAKE_VARS_GIVEN: the variables of the make targets the caller gave (from
+# the environment, before any default is set), for the sudo line.
+MAKE_VARS_GIVEN=
+for v in PHASE GPU WORKLOAD_GPU WORKLOAD REFERENCE CONTAINER REFERENCE_ARGS CRITICAL BEST_EFFORT BEST_EFFORT_PROCS TENANT_BUSY TENANT_ARMS; do
+	case ${!v:-} in
+	"") ;;
+	*[[:space:]]*) MAKE_VARS_GIVEN+=" $v=\"${!v}\"" ;;
+	*) MAKE_VARS_GIVEN+=" $v=${!v}" ;;
+	esac
+done
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -215,15 +225,6 @@ BEST_EFFORT_PROCS=${BEST_EFFORT_PROCS:-3}
 MATRIX_GIVEN=0
 WINDOW_GIVEN=
 # Phases (issue 24): host (phase 1, the default), driver (phase 2), all.
-# MAKE_VARS_GIVEN: those of them the caller gave, for the sudo line.
-MAKE_VARS_GIVEN=
-for v in PHASE GPU WORKLOAD_GPU WORKLOAD REFERENCE CONTAINER REFERENCE_ARGS CRITICAL BEST_EFFORT BEST_EFFORT_PROCS TENANT_BUSY TENANT_ARMS; do
-	case ${!v:-} in
-	"") ;;
-	*[[:space:]]*) MAKE_VARS_GIVEN+=" $v=\"${!v}\"" ;;
-	*) MAKE_VARS_GIVEN+=" $v=${!v}" ;;
-	esac
-done
 PHASE=${PHASE:-}
 GPU=${GPU:-}
 WORKLOAD_GPU=${WORKLOAD_GPU:-}
