@@ -269,6 +269,23 @@ std::string apply_process_arms(const Options& o, uint32_t procs, LaunchSpec& spe
 				lines.push_back("option cpus=" + cpus);
 		}
 		if (!exec) {
+			// Built-in workers mask their own streams (cu_mask.h on the
+			// device's CU count); recorded here where the KFD topology
+			// gives that count.
+			uint32_t ordinal = 0, gpu_cus = 0;
+			std::string why;
+			if (p.split_count && gpu_ordinal(o, i, ordinal, why) && (gpu_cus = gpu_cu_count(o.kfd.sysfs, ordinal, why))) {
+				try {
+					const std::vector<uint32_t> mask =
+						cu_split_mask(gpu_cus, p.split_index, p.split_count, p.split_xccs);
+					w.set("cus", mask_cus(mask));
+					w.set("gpu_cus", gpu_cus);
+				} catch (const std::exception& e) {
+					w.set("cus", std::string("unknown: ") + e.what());
+				}
+			} else if (p.split_count) {
+				w.set("cus", "unknown here: " + why + " (the worker computes its mask from the device)");
+			}
 			per.push(std::move(w));
 			continue;
 		}

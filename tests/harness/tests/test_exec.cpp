@@ -357,6 +357,26 @@ TEST(ExecBinary, CuSplitAndPinReachTheCommand)
 	std::filesystem::remove_all(root);
 }
 
+// Built-in workers' uneven split is recorded as well (from the KFD topology).
+TEST(ExecBinary, BuiltinCuSplitRecordsEachProcessShare)
+{
+	const std::string out = temp_dir();
+	const std::string root = temp_dir();
+	fake_sysfs(root, "0", allowed_cpu());
+	ASSERT_EQ(run_kfdmp(out, std::string("--worker-bin ") + KFDMP_TEST_WORKER +
+					 " --workload sleep --procs 3 --cu-split-xcc 8 --kfd-sysfs " + root + "/kfd"),
+		  0)
+		<< output(out);
+	const json::Value doc = results(out);
+	const auto& procs = doc.at("runs").array().at(1).at("arms").at("processes").array();
+	ASSERT_EQ(procs.size(), 3u);
+	EXPECT_EQ(procs[0].at("cus").number(), 24);
+	EXPECT_EQ(procs[2].at("cus").number(), 32);
+	EXPECT_EQ(doc.at("runs").array().at(1).at("arm").string(), "cu-split-xcc=8");
+	std::filesystem::remove_all(out);
+	std::filesystem::remove_all(root);
+}
+
 // Arms that cannot be taken skip with the reason (status unavailable, exit
 // 77), never running as stock.
 TEST(ExecBinary, ArmsThatCannotBeTakenSkip)
