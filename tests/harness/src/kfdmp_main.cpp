@@ -425,7 +425,10 @@ bool run_step(const Options& o, const Step& step, uint32_t rep, Run& r)
 		}
 		std::snprintf(spec.worker_params[0].notify_socket, sizeof spec.worker_params[0].notify_socket, "%s",
 			      daemon.socket.c_str());
-		spec.before_release = [&daemon](const std::vector<pid_t>& pids) { return daemon.start(pids); };
+		// The tenants only: --idle-procs processes are not the daemon's to suspend.
+		spec.before_release = [&daemon, counted](const std::vector<pid_t>& pids) {
+			return daemon.start(std::vector<pid_t>(pids.begin(), pids.begin() + std::min<size_t>(pids.size(), counted)));
+		};
 		r.sched_log = daemon.log;
 	}
 	r.launch = launch(spec);
