@@ -313,6 +313,7 @@ TEST(ExecBinary, ArmCrossesDockerExecInBand)
 		// The stand-in dropped the process environment: only the lines carried it.
 		EXPECT_NE(got.find("environ OMP_NUM_THREADS= HSA_CU_MASK= GPU_MAX_HW_QUEUES=\n"), std::string::npos) << got;
 	}
+	EXPECT_EQ(processes_with(log), 0); // a run that ended well leaves nothing running either
 	// Without the stand-in the bridge sets the same variables in the command's environment.
 	const std::string out2 = temp_dir();
 	ASSERT_EQ(run_kfdmp(out2, "--exec '" + py_worker + " --log " + out2 + "/lines ok 0' --procs 1 --cpu-threads 3"), 0)
