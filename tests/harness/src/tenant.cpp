@@ -375,6 +375,8 @@ TenantArmSummary summarize_arm(const std::vector<TenantArmResult>& results, doub
 	s.suspend_p99_us = interval_of(susp);
 	if (s.drained_p99_us.n > 0)
 		s.drained_reason.clear();
+	else if (s.drained_reason.empty())
+		s.drained_reason = why_not_ok;
 	s.latency_target = check_interval(s.p99_ratio, t.p99_ratio_max, true, false, "critical p99/alone", "%.2f",
 					  s.repeats_ok ? "no critical latency ratio (alone or arm)" : why_not_ok);
 	s.throughput_target = check_interval(s.be_kept, t.be_kept_min, false, false, "best-effort kept (min)", "%.2f",
@@ -450,6 +452,12 @@ std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 	}
 	if (busies.empty())
 		busies.push_back(NAN);
+	// --critical-busy: without the service time alone no rate, so no arm ran.
+	std::string not_run = "not run (an earlier run stopped the invocation)";
+	for (const Run& r : runs)
+		if (r.tenant_role == "critical_service" && r.m.status != "ok")
+			not_run = "not run: the critical tenant's service time alone could not be measured (" + r.m.status +
+				  (r.m.reason.empty() ? "" : ": " + r.m.reason) + ")";
 	for (double busy : busies)
 		for (uint32_t rep = 0; rep < repeats; ++rep) {
 			TenantAlone alone;
@@ -527,7 +535,7 @@ std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 				}
 				if (!found) {
 					in.status = "failed";
-					in.reason = "not run (an earlier run stopped the invocation)";
+					in.reason = not_run;
 				}
 				out.push_back({rep, judge_tenant_arm(alone, in)});
 			}
@@ -713,7 +721,9 @@ std::string transition_text(const Transition& t)
 std::string busy_text(double busy, double rate)
 {
 	char b[96];
-	if (std::isnan(busy))
+	if (std::isnan(busy) && std::isnan(rate))
+		std::snprintf(b, sizeof b, "at no known rate");
+	else if (std::isnan(busy))
 		std::snprintf(b, sizeof b, "at %.1f/s", rate);
 	else
 		std::snprintf(b, sizeof b, "busy %.2f alone (%.1f/s)", busy, rate);

@@ -273,6 +273,7 @@ TEST(TenantRepeats, IntervalsAndTargetsOverRepeats)
 	skipped.reason = "no /dev/kfd";
 	s = summarize_arm({skipped}, NAN, 50);
 	EXPECT_EQ(s.latency_target, "unavailable: no repeat ran ok (skipped: no /dev/kfd)");
+	EXPECT_EQ(s.drained_reason, "no repeat ran ok (skipped: no /dev/kfd)"); // never empty
 }
 
 namespace {
@@ -335,5 +336,29 @@ TEST(TenantLauncher, SchedDrainArmAtABusyFraction)
 	EXPECT_EQ(sums[1].at("repeats_ok").number(), 2);
 	EXPECT_TRUE(sums[1].at("latency_target").is_string());
 	EXPECT_NE(stdout_text.find("tenant targets per arm over repeats"), std::string::npos) << stdout_text;
+	std::system(("rm -rf '" + out + "'").c_str());
+}
+
+// --critical-busy with a critical tenant that cannot run: no rate, no arm; each
+// arm says why (the service time alone), not just "not run".
+TEST(TenantLauncher, NoServiceTimeNoArmsAndTheReasonSaysWhy)
+{
+	char dir[] = "/tmp/kfdmp-tenant-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	const std::string out = dir;
+	const std::string cmd = std::string(KFDMP_LAUNCHER) + " --worker-bin " + KFDMP_TEST_WORKER +
+				" --critical wrong --critical-busy 0.3 --mix slow:1 --iters 200 --duration 0.2"
+				" --warmup 0.02 --arms none,sched-drain --sched-bin " + KFDMP_SCHED_BIN + " --out " + out +
+				" > " + out + "/stdout.txt 2>&1";
+	const int st = std::system(cmd.c_str());
+	const std::string text = slurp_file(out + "/stdout.txt");
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) != 0) << text;
+	EXPECT_NE(text.find("service time alone could not be measured"), std::string::npos) << text;
+	const json::Value doc = json::parse(slurp_file(out + "/results.json"));
+	for (const auto& a : doc.at("tenant").at("arms").array()) {
+		EXPECT_EQ(a.at("status").string(), "failed");
+		EXPECT_NE(a.at("reason").string().find("service time alone could not be measured"), std::string::npos)
+			<< a.at("reason").string();
+	}
 	std::system(("rm -rf '" + out + "'").c_str());
 }
