@@ -589,6 +589,11 @@ void print_table(std::FILE* out, const std::vector<Run>& runs)
 					  "kernel_inflation=%.3f p50=%.1f p99=%.1f us\n",
 				     t.workload.c_str(), t.procs, t.qps, t.qps_per_proc, t.ratio, t.kernel_inflation,
 				     t.lat.p50_us, t.lat.p99_us);
+		if (r.m.gpu_time.available) // the command's own per-query GPU time (exec: done gpu_ns=)
+			std::fprintf(out, "      gpu time per query %.1f us (x%.3f of 1 process), host-side wait mean %.1f p50 %.1f "
+					  "p99 %.1f us\n",
+				     r.m.gpu_time.mean_gpu_us, r.m.gpu_time.inflation, r.m.gpu_time.host_wait_mean_us,
+				     r.m.gpu_time.host_wait_p50_us, r.m.gpu_time.host_wait_p99_us);
 		if (!r.m.reason.empty())
 			std::fprintf(out, "      %s\n", r.m.reason.c_str());
 	}
