@@ -453,7 +453,7 @@ void print_progress(const Options& o, const Step& step, const Run& r, size_t k, 
 {
 	const RunMetrics& m = r.m;
 	const std::string what = !step.arm.empty() ? "arm " + step.arm
-				 : step.role == "critical_alone" ? step.role + " " + step.workload
+				 : step.role == "critical_alone" || step.role == "critical_service" ? step.role + " " + step.workload
 				 : !step.role.empty() ? step.role + " " + o.mix
 				 : step.mix.empty() ? step.workload : step.mix;
 	const double elapsed = double(now_ns() - started_ns) / 1e9;
