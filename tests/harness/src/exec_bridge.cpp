@@ -174,6 +174,11 @@ public:
 					line.pop_back();
 				return true;
 			}
+			if (buf_.size() > 65536) { // no protocol line is this long: the command is printing something else
+				line = buf_;
+				buf_.clear();
+				return true;
+			}
 			char chunk[4096];
 			const ssize_t n = read(from_, chunk, sizeof chunk);
 			if (n < 0 && errno == EINTR)
