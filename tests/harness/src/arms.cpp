@@ -335,6 +335,8 @@ std::string apply_process_arms(const Options& o, uint32_t procs, LaunchSpec& spe
 		}
 		if (p.cus)
 			return "--cus on exec workers: use --cu-split (HSA_CU_MASK) instead";
+		if (p.streams > 1)
+			return "--streams on exec workers: protocol 1 has no such option (the command chooses its streams)";
 		if (p.graph)
 			lines.push_back("option graph=1");
 		const std::string text = join(lines, "\n");
