@@ -172,13 +172,18 @@ CallResult DrainBackend::resume(const std::vector<pid_t>& pids, const GpuSel&)
 	}
 	r.status.assign(pids.size(), 0);
 	std::vector<pid_t> done;
-	std::set<pid_t> groups_sent;
+	std::set<pid_t> groups_sent, resuming(pids.begin(), pids.end());
 	for (size_t i = 0; i < pids.size(); i++) {
 		auto s = stopped_.find(pids[i]);
 		if (s != stopped_.end()) {
-			// Several tenants of one group: one SIGCONT for the group.
-			if (s->second.pgid <= 0 || groups_sent.insert(s->second.pgid).second)
-				cont(s->second);
+			// Several tenants of one group: one SIGCONT for the group; none
+			// while another tenant of the group stays suspended (the process
+			// alone then).
+			StopRecord rec = s->second;
+			if (rec.pgid > 0 && group_held(rec.pgid, resuming))
+				rec.pgid = 0;
+			if (rec.pgid <= 0 || groups_sent.insert(rec.pgid).second)
+				cont(rec);
 			stopped_.erase(s);
 			done.push_back(pids[i]);
 		}
@@ -211,12 +216,25 @@ std::optional<bool> DrainBackend::observed_suspended(pid_t pid)
 	return st->state == 'T';
 }
 
+bool DrainBackend::group_held(pid_t pgid, const std::set<pid_t>& except) const
+{
+	for (const auto& [p, rec] : stopped_)
+		if (rec.pgid == pgid && !except.count(p))
+			return true;
+	return false;
+}
+
 void DrainBackend::forget(pid_t pid)
 {
 	auto s = stopped_.find(pid);
 	if (s == stopped_.end())
 		return;
-	cont(s->second);
+	StopRecord rec = s->second;
+	// The group's other processes run again, unless another tenant of the
+	// group is still suspended (its resume continues the group).
+	if (rec.pgid > 0 && group_held(rec.pgid, {pid}))
+		rec.pgid = 0;
+	cont(rec);
 	stopped_.erase(s);
 	if (o_.watchdog)
 		wd_.record_resume({pid});

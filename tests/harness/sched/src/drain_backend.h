@@ -63,6 +63,8 @@ private:
 	// Why pid's group may not be stopped ("" when it may).
 	std::string group_unsafe(pid_t pgid) const;
 	void cont(const StopRecord& r);
+	// Whether a tenant stopped with group pgid, other than those in except, is still recorded.
+	bool group_held(pid_t pgid, const std::set<pid_t>& except) const;
 	Options o_;
 	Watchdog wd_;
 	std::set<pid_t> protected_;

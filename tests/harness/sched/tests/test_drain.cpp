@@ -230,6 +230,52 @@ TEST(DrainBackend, NeverStopsACriticalTenantsGroup)
 	waitpid(be, nullptr, 0);
 }
 
+TEST(DrainBackend, TwoTenantsOfOneGroupStayConsistent)
+{
+	// Both processes of one group are tenants. One exits while suspended:
+	// the group stays stopped for the other, whose resume continues it.
+	Tenant a;
+	pid_t b = fork();
+	if (b == 0) {
+		setpgid(0, a.pid);
+		for (;;)
+			usleep(2000);
+	}
+	setpgid(b, a.pid);
+	ASSERT_TRUE(eventually([&] { return read_stat(b) && read_stat(b)->pgid == a.pid; }));
+	DrainBackend d(DrainBackend::Options{});
+	ASSERT_TRUE(d.probe().ok());
+	ASSERT_TRUE(d.suspend({a.pid, b}, GpuSel{}).ok());
+	ASSERT_TRUE(stopped(a.pid) && stopped(b));
+	kill(a.pid, SIGKILL);
+	waitpid(a.pid, nullptr, 0);
+	d.forget(a.pid);
+	a.pid = -1;
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	EXPECT_TRUE(stopped(b)) << "the other tenant runs while counted as suspended";
+	// A resume of one tenant while another of its group stays suspended
+	// continues that process alone.
+	Tenant c;
+	pid_t e = fork();
+	if (e == 0) {
+		setpgid(0, c.pid);
+		for (;;)
+			usleep(2000);
+	}
+	setpgid(e, c.pid);
+	ASSERT_TRUE(eventually([&] { return read_stat(e) && read_stat(e)->pgid == c.pid; }));
+	ASSERT_TRUE(d.suspend({c.pid, e}, GpuSel{}).ok());
+	ASSERT_TRUE(d.resume({e}, GpuSel{}).ok());
+	EXPECT_TRUE(eventually([&] { return running(e); }));
+	EXPECT_TRUE(stopped(c.pid));
+	ASSERT_TRUE(d.resume({b, c.pid}, GpuSel{}).ok());
+	EXPECT_TRUE(eventually([&] { return running(b) && running(c.pid); }));
+	kill(b, SIGKILL);
+	waitpid(b, nullptr, 0);
+	kill(e, SIGKILL);
+	waitpid(e, nullptr, 0);
+}
+
 TEST(DrainBackend, TheWatchdogResumesWhenItsPipeCloses)
 {
 	// The helper, given the recorded stop, continues the tenant on EOF.
