@@ -313,6 +313,25 @@ public:
 		std::string line;
 		if (!cmd_->receive(line))
 			gone("during query " + std::to_string(seq), line);
+		// The common case without the general parser: "done SEQ[ gpu_ns=N]".
+		if (line.compare(0, 5, "done ") == 0) {
+			const char* p = line.c_str() + 5;
+			char* end = nullptr;
+			const unsigned long long got = std::strtoull(p, &end, 10);
+			if (end != p && got == seq && *end == '\0' && !gpu_time_) {
+				gpu_ns_ = 0;
+				return;
+			}
+			if (end != p && got == seq && std::strncmp(end, " gpu_ns=", 8) == 0 && end[8] >= '0' && end[8] <= '9') {
+				char* e2 = nullptr;
+				errno = 0;
+				const unsigned long long ns = std::strtoull(end + 8, &e2, 10);
+				if (*e2 == '\0' && errno != ERANGE) {
+					gpu_ns_ = ns;
+					return;
+				}
+			}
+		}
 		const ExecLine l = parse_exec_line(line);
 		if (l.kind == "done" && l.seq == seq) {
 			if (gpu_time_ && !l.has_gpu_ns)

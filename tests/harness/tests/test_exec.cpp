@@ -268,7 +268,8 @@ INSTANTIATE_TEST_SUITE_P(
 			  BrokenCase{"garbage-init", "\"Loading model weights...\""},
 			  BrokenCase{"error", "failed to initialise: cannot load the model"},
 			  BrokenCase{"bad-version", "protocol version 2"},
-			  BrokenCase{"fail-at 20", "query 20 failed: out of memory"}),
+			  BrokenCase{"fail-at 20", "query 20 failed: out of memory"},
+			  BrokenCase{"no-gpu-ns", "`ready gpu_time=1` but a `done` without gpu_ns: \"done 1\""}),
 	[](const auto& info) {
 		std::string n = info.param.mode;
 		for (auto& c : n)

@@ -17,6 +17,7 @@ stdlib only, no GPU. Usage: py_worker.py [--log PATH] MODE [ARG]; MODE:
   no-gpu-time   ok, but `ready` without gpu_time=1
   bad-version   answers `kfdmp 2 ready`
   fail-at N     answers `fail N ...` at query N
+  no-gpu-ns     `ready gpu_time=1`, then `done` lines without gpu_ns
 """
 import os
 import sys
@@ -93,7 +94,7 @@ def main():
             continue
         if sleep_s > 0:
             time.sleep(sleep_s)
-        out.write("done %d%s\n" % (seq, " gpu_ns=%d" % int(sleep_s * 5e8) if gpu else ""))
+        out.write("done %d%s\n" % (seq, " gpu_ns=%d" % int(sleep_s * 5e8) if gpu and mode != "no-gpu-ns" else ""))
         out.flush()
     return 0
 
