@@ -1175,7 +1175,7 @@ static int kfd_dqm_call_fn(void *data)
 {
 	struct kfd_dqm_call *c = data;
 	struct device_queue_manager *dqm = c->fake->dqm;
-	static u8 mqd[sizeof(struct v9_mqd)], ctl[PAGE_SIZE];
+	static u8 mqd[KFD_FAKE_MAX_XCC * sizeof(struct v9_mqd)], ctl[PAGE_SIZE];
 
 	current->kunit_test = c->test;
 	switch (c->what) {
