@@ -248,6 +248,44 @@ def target_state(s):
     return "unavailable"
 
 
+SUMMARY_STATES = ("pass", "fail", "inconclusive", "unavailable")
+
+
+def summary_state(s):
+    """pass | fail | inconclusive | unavailable: the word a harness check over
+    repeats (results.json tenant.summary) starts with."""
+    s = s if isinstance(s, str) else ""
+    for w in SUMMARY_STATES:
+        if s == w or s.startswith(w + ":"):
+            return w
+    return "unavailable"
+
+
+def interval_of(x):
+    """A results.json interval over repeats ({mean, lo95, hi95, n})."""
+    x = x if isinstance(x, dict) else {}
+    return {"mean": num(x.get("mean")), "lo95": num(x.get("lo95")), "hi95": num(x.get("hi95")), "n": num(x.get("n"))}
+
+
+def tenant_summary_of(t):
+    """results.json tenant.summary (issue 26): each arm at each busy fraction
+    (or rate) over its repeats, the targets checked on 95% intervals."""
+    out = []
+    for s in t.get("summary") or []:
+        if not isinstance(s, dict):
+            continue
+        row = {"arm": s.get("arm") if isinstance(s.get("arm"), str) else "?",
+               "busy_fraction": num(s.get("busy_fraction")), "rate_per_s": num(s.get("rate_per_s")),
+               "repeats": num(s.get("repeats")), "repeats_ok": num(s.get("repeats_ok")),
+               "critical_p99_ratio": interval_of(s.get("critical_p99_ratio")),
+               "best_effort_kept_min": interval_of(s.get("best_effort_kept_min"))}
+        for key in ("latency_target", "throughput_target", "suspend_target"):
+            row[key] = s.get(key) if isinstance(s.get(key), str) else ""
+            row[key.replace("_target", "_state")] = summary_state(s.get(key))
+        out.append(row)
+    return out
+
+
 def tenant_of(t, rate_env):
     """The tenant section of a kfdmp results.json (harness schema 3, issue 18),
     as the harness judged it: nothing is recomputed here."""
@@ -258,6 +296,7 @@ def tenant_of(t, rate_env):
         alone = a.get("critical_alone") or {}
         arms.append({"arm": a.get("arm"), "repeat": a.get("repeat"), "status": a.get("status") or "?",
                      "reason": a.get("reason") or "",
+                     "busy_fraction": num(a.get("busy_fraction")), "rate_per_s": num(a.get("rate_per_s")),
                      "critical_p99_us": num(crit.get("p99_us")), "critical_alone_p99_us": num(alone.get("p99_us")),
                      "critical_p99_ratio": num(a.get("critical_p99_ratio")), "critical_qps": num(a.get("critical_qps")),
                      "best_effort_kept_min": num(a.get("best_effort_kept_min")),
@@ -270,7 +309,7 @@ def tenant_of(t, rate_env):
                      "suspend_state": target_state(a.get("suspend_target"))})
     return {"critical": t.get("critical"), "rate_per_s": num(t.get("rate_per_s")), "best_effort": t.get("best_effort"),
             "targets": t.get("targets") if isinstance(t.get("targets"), dict) else {},
-            "rate": rate_env, "arms": arms}
+            "rate": rate_env, "arms": arms, "summary": tenant_summary_of(t)}
 
 
 def read_workload(run_dir, cdir, wl):
@@ -491,8 +530,18 @@ def check_document(doc):
                     for key in ("critical_p99_ratio", "best_effort_kept_min"):
                         need(a, key, OPT_NUM, a1)
                     need(a, "suspend_to_unmapped", dict, a1)
+                    need(a, "busy_fraction", OPT_NUM, a1)
                     for key in ("latency_state", "suspend_state"):
                         if a.get(key) not in ("pass", "fail", "unavailable"):
+                            errs.append(f"{a1}.{key}: {a.get(key)!r}")
+                for k, a in enumerate(need(t, "summary", list, w1 + ".tenant") or []):
+                    a1 = f"{w1}.tenant.summary[{k}]"
+                    for key in ("arm", "latency_target", "throughput_target", "suspend_target"):
+                        need(a, key, str, a1)
+                    for key in ("busy_fraction", "rate_per_s", "repeats", "repeats_ok"):
+                        need(a, key, OPT_NUM, a1)
+                    for key in ("latency_state", "throughput_state", "suspend_state"):
+                        if a.get(key) not in SUMMARY_STATES:
                             errs.append(f"{a1}.{key}: {a.get(key)!r}")
     for i, r in enumerate(need(doc, "comparison", list, "$") or []):
         for k, t in (("workload", str), ("procs", int), ("config", str), ("qps_mean", OPT_NUM),
@@ -526,10 +575,15 @@ def tenant_markdown(doc):
     if not cw and not tenant_run:
         return []
     L = ["## Tenant control (issue 18)", "",
-         "kfdmp's tenant mode: one latency-critical tenant (open loop, Poisson) beside saturating best-effort "
-         "tenants, arms none / sched (kfdmp-sched with the tenant-control ioctl) / priority. Targets per GPU: "
+         "kfdmp's tenant mode: one latency-critical tenant (open loop, Poisson; its rate set by a busy fraction "
+         "of its service time alone, `--critical-busy`, or given) beside saturating best-effort tenants; arms "
+         "none (no control), priority (stream priority), sched-drain (kfdmp-sched stopping the best-effort "
+         "processes) and sched-kfd (kfdmp-sched with the tenant-control ioctl; issue 18 called it sched), as "
+         "the run chose them. Targets per GPU: "
          "**critical p99 ≤ 1.5× alone while each best-effort tenant keeps ≥ 0.5 of its throughput alone**; "
-         "**suspend-to-unmapped p99 < 1 ms**. Figures and checks are the harness's (results.json `tenant`).", ""]
+         "**suspend-to-unmapped p99 < 1 ms**. Figures and checks are the harness's (results.json `tenant`): "
+         "per repeat, then per arm and busy fraction over the repeats on 95% intervals "
+         "(pass, fail, or inconclusive when the interval straddles the target).", ""]
     seen = {c["name"] for c, _ in cw}
     for c in doc["configurations"]:
         if c["name"] not in seen:
@@ -568,21 +622,64 @@ def tenant_markdown(doc):
                 sus = "–"
                 lat, susp = (x if not x.startswith("unavailable: arm ") else "unavailable (see status)"
                              for x in (lat, susp))
-            rows.append((a["arm"], a["repeat"], status, fmt(a["critical_p99_ratio"], ".2f"),
+            rows.append((a["arm"], busy_cell(a), a["repeat"], status, fmt(a["critical_p99_ratio"], ".2f"),
                          fmt(a["best_effort_kept_min"], ".2f"), sus, lat, susp))
-        L += md_table(["arm", "rep", "status", "critical p99 / alone", "best-effort kept (min)",
+        L += md_table(["arm", "busy", "rep", "status", "critical p99 / alone", "best-effort kept (min)",
                        "suspend-to-unmapped p99", "p99 + kept target", "suspend target"], rows)
         L.append("")
+        summary = t.get("summary") or []
+        if summary:
+            L += ["Per arm over the repeats (results.json `tenant.summary`; mean [95% interval]):", ""]
+            rows = [(s["arm"], busy_cell(s), "%s of %s" % (fmt(s["repeats_ok"], "d"), fmt(s["repeats"], "d")),
+                     interval_cell(s["critical_p99_ratio"]), interval_cell(s["best_effort_kept_min"]),
+                     check_cell(s["latency_target"], s["latency_state"]),
+                     check_cell(s["throughput_target"], s["throughput_state"]),
+                     check_cell(s["suspend_target"], s["suspend_state"])) for s in summary]
+            L += md_table(["arm", "busy", "repeats ok", "critical p99 / alone", "best-effort kept (min)",
+                           "p99 target", "kept target", "suspend target"], rows)
+            L.append("")
+        else:
+            L += ["No per-arm summary over repeats in results.json (a harness before issue 26); per repeat:", ""]
         counts = []
-        for arm in sorted({a["arm"] for a in arms}, key=lambda x: [a["arm"] for a in arms].index(x)):
-            mine = [a for a in arms if a["arm"] == arm]
+        keys = []
+        for a in arms:
+            k = (a["arm"], a["busy_fraction"])
+            if k not in keys:
+                keys.append(k)
+        for arm, busy in keys:
+            mine = [a for a in arms if (a["arm"], a["busy_fraction"]) == (arm, busy)]
             parts = []
             for key, label in (("latency_state", "p99 + kept"), ("suspend_state", "suspend")):
                 n = {s: sum(1 for a in mine if a[key] == s) for s in ("pass", "fail", "unavailable")}
                 parts.append(f"{label} " + ", ".join(f"{s} {n[s]}" for s in ("pass", "fail", "unavailable") if n[s]))
-            counts.append(f"- `{arm}` over {len(mine)} repeat(s): " + "; ".join(parts))
+            at = f" at busy {fmt(busy, '.2f')}" if busy is not None else ""
+            counts.append(f"- `{arm}`{at}, each repeat on its own, over {len(mine)} repeat(s): " + "; ".join(parts))
         L += counts + [""]
     return L
+
+
+def busy_cell(a):
+    """The critical tenant's busy fraction and the rate it gave ("–" for a
+    given rate, --rate, which has no busy fraction)."""
+    busy = fmt(a.get("busy_fraction"), ".2f")
+    if a.get("rate_per_s") is not None:
+        busy += " (%s/s)" % fmt(a["rate_per_s"], ".0f")
+    return busy
+
+
+def interval_cell(x):
+    if x.get("mean") is None:
+        return "–"
+    if x.get("lo95") is None or x.get("hi95") is None:
+        return fmt(x["mean"], ".2f")
+    return "%s [%s, %s]" % (fmt(x["mean"], ".2f"), fmt(x["lo95"], ".2f"), fmt(x["hi95"], ".2f"))
+
+
+def check_cell(text, state):
+    """A check over repeats: its word, or the whole text where it says why not."""
+    if state == "unavailable" or not text:
+        return text or "unavailable"
+    return state
 
 
 def markdown(doc, plots):

@@ -387,7 +387,9 @@ class Tenant(unittest.TestCase):
         self.assertIn("## Tenant control (issue 18)", md)
         self.assertIn("critical p99 ≤ 1.5× alone while each best-effort tenant keeps ≥ 0.5", md)
         self.assertIn("suspend-to-unmapped p99 < 1 ms", md)
-        self.assertIn("| sched | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |", md)
+        self.assertIn("| sched | – | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |", md)
+        self.assertIn("No per-arm summary over repeats in results.json", md)
+        self.assertNotIn("arms none / sched / priority", md)
         self.assertIn("**`dequeue-wait`** (kfd_short_dequeue_wait=on): rate 25/s, given", md)
         self.assertIn("Not measured: kfdmp exited 1 and wrote no results.json. "
                       "Configuration status: failed: kfdmp tenant exited 1.", md)
@@ -418,9 +420,41 @@ class Tenant(unittest.TestCase):
         self.assertEqual(sched["status"], "skipped")
         self.assertIn("no tenant-control interface", sched["reason"])
         self.assertEqual((sched["latency_state"], sched["suspend_state"]), ("unavailable", "unavailable"))
-        self.assertIn("| sched | 0 | skipped: kfdmp-sched: the loaded driver has no tenant-control interface "
+        self.assertIn("| sched | – | 0 | skipped: kfdmp-sched: the loaded driver has no tenant-control interface "
                       "(AMDKFD_IOC_TENANT_CTL: not supported) | – | – | – | unavailable (see status) | "
                       "unavailable (see status) |", tr.markdown(d, {}))
+
+    def test_busy_fractions_and_the_summary_over_repeats(self):
+        """The H100's tenant run of 2026-11-27 (issue 26): two busy fractions,
+        three arms, three repeats. Each row says its busy fraction; the
+        harness's per-arm checks over repeats (tenant.summary: pass, fail,
+        inconclusive) are shown as written."""
+        real = os.path.join(ROOT, "tests", "harness", "results", "h100", "2026-11-27-tenant-drain", "out", "ts",
+                            "results.json")
+        with open(real, encoding="utf-8") as f:
+            want = json.load(f)["tenant"]
+        run = self.make_run("busy", real, second_exit=1)
+        d = tr.build_document(run)
+        self.assertEqual(tr.check_document(d), [])
+        got = d["configurations"][0]["workloads"][0]["tenant"]
+        self.assertEqual([a["busy_fraction"] for a in got["arms"]], [a["busy_fraction"] for a in want["arms"]])
+        self.assertEqual([(s["arm"], s["busy_fraction"]) for s in got["summary"]],
+                         [(s["arm"], s["busy_fraction"]) for s in want["summary"]])
+        states = {(s["arm"], s["busy_fraction"]): (s["latency_state"], s["throughput_state"]) for s in got["summary"]}
+        self.assertEqual(states[("sched-drain", 0.1)], ("inconclusive", "pass"))
+        self.assertEqual(states[("none", 0.3)], ("fail", "pass"))
+        md = tr.markdown(d, {})
+        self.assertIn("| arm | busy | rep | status |", md)
+        self.assertIn("| none | 0.10 (158/s) | 0 | ok | 8.46 | 0.88 |", md)
+        self.assertIn("Per arm over the repeats (results.json `tenant.summary`", md)
+        self.assertIn("| sched-drain | 0.10 (158/s) | 3 of 3 | 6.38 [0.55, 12.20] | 0.82 [0.79, 0.85] | "
+                      "inconclusive | pass | unavailable: the drain backend takes no queue off the GPU", md)
+        self.assertIn("| none | 0.30 (", md)
+        self.assertIn("- `sched-drain` at busy 0.30, each repeat on its own, over 3 repeat(s)", md)
+        self.assertIn("sched-drain (kfdmp-sched stopping the best-effort processes)", md)
+        # a summary check the report does not know is caught
+        d["configurations"][0]["workloads"][0]["tenant"]["summary"][0]["latency_state"] = "maybe"
+        self.assertTrue(any("summary[0].latency_state" in e for e in tr.check_document(d)))
 
     def test_schema_check_catches_a_bad_state(self):
         run = self.make_run("bad", "tenant-results.json", second_exit=1)
