@@ -107,8 +107,8 @@
 #                      (docs/tenant-control.md section 6); default window
 #                      --duration 10 --warmup 2. PHASE=host: the driver
 #                      already loaded (stock: sched-kfd skips itself, the
-#                      probe says why); PHASE=driver: the series' driver
-#                      (make testbox-tenant runs both)
+#                      probe says why; the default); PHASE=driver: the
+#                      series' driver, all GPUs stop (sched-kfd measures)
 #   --tenant-rate R    tenant mode at this rate (per second) instead of the
 #                      busy fractions (also TENANT_RATE=R)
 #
@@ -299,8 +299,11 @@ parse_options() {
 		[[ $WINDOW_GIVEN == *w* ]] || WARMUP=2
 	fi
 	[ -f "$MATRIX" ] || die "no matrix file $MATRIX"
-	# The tenant run (issue 18) is the series' driver's: the driver way.
-	if [ -z "$PHASE" ]; then if [ "$TENANT" = 1 ]; then PHASE=all; else PHASE=host; fi; fi
+	# Phase 1 by default, the tenant run too: on the driver already loaded
+	# (sched-drain needs no driver change; sched-kfd skips itself, with the
+	# probe's reason, unless the series' driver is the loaded one).
+	# PHASE=driver (or all) loads the series' driver for sched-kfd.
+	[ -n "$PHASE" ] || PHASE=host
 	case $PHASE in host|driver|all) ;; 1) PHASE=host ;; 2) PHASE=driver ;;
 	*) die "--phase/PHASE: host (phase 1, the default), driver (phase 2, --driver-arms) or all (got '$PHASE')" ;; esac
 	[ -z "$GPU" ] || [[ $GPU =~ ^[0-9]+$ ]] || die "--gpu/GPU: a GPU index as HIP numbers the host's GPUs, e.g. 3 (got '$GPU')"
@@ -1130,7 +1133,7 @@ run_config() {
 		partition_check "$cdir"
 		echo "   [dry-run] would save $KFD_DEBUGFS/{mp_stats,hqds,rls} (where the loaded driver has them) to $cdir/*.before and sample the queues on GPU $GPU (gpu_id ${GPU_ID:-?}) of $KFD_SYSFS/proc/*/queues every second to $cdir/queues.tsv"
 		for wl in $WORKLOADS; do
-			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl")
+			mapfile -d '' -t argv < <(kfdmp_cmd "$wl" "$cdir/$wl" "${TENANT_RATE:-busy:$TENANT_BUSY}")
 			if [ "$TRACE" = 1 ]; then would "$ROOT/scripts/trace.sh" record "$cdir/$wl/trace" -- "${argv[@]}"
 			else would "${argv[@]}"; fi
 		done

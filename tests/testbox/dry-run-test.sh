@@ -88,7 +88,7 @@ rc=0; "$tb" --dry-run --out "$tmp/x" --configs nosuch >"$tmp/x.log" 2>&1 || rc=$
 "$tb" list --configs stock,all | cut -f1 | tr '\n' ' ' | grep -qx 'stock all ' && ok "list" || bad "list"
 
 # --- tenant mode (issues 18, 26) -----------------------------------------------------------
-"$tb" --dry-run --tenant --out "$tmp/ten" >"$tmp/ten.log" 2>&1 && ok "the tenant dry run exits 0" || { tail -n 20 "$tmp/ten.log"; bad "tenant dry run"; }
+"$tb" --dry-run --tenant --phase all --out "$tmp/ten" >"$tmp/ten.log" 2>&1 && ok "the tenant dry run exits 0" || { tail -n 20 "$tmp/ten.log"; bad "tenant dry run"; }
 [ "$(grep '^== configuration ' "$tmp/ten.log" | cut -d' ' -f3 | tr '\n' ' ')" = "stock: dequeue-wait: " ] &&
 	grep -q 'would run: insmod .*amdgpu.ko kfd_short_dequeue_wait=on$' "$tmp/ten.log" &&
 	ok "--tenant: tests/testbox/tenant.conf: the series' driver with stock parameters, then kfd_short_dequeue_wait=on" ||
@@ -100,16 +100,24 @@ m=$(grep -c 'would run: .*/scripts/trace.sh record .*/tenant/trace -- .*/kfdmp -
 	bad "--tenant: $n measurements alone, $m tenant runs"
 # Issue 26: the user's services as tenants, or the reference workloads.
 rc=0; CRITICAL="docker exec -i online python3 q.py" BEST_EFFORT="docker exec -i offline python3 b.py" BEST_EFFORT_PROCS=2 \
-	TENANT_BUSY=0.2 "$tb" --dry-run --tenant --configs stock --out "$tmp/ten-svc" >"$tmp/ten-svc.log" 2>&1 || rc=$?
+	TENANT_BUSY=0.2 "$tb" --dry-run --tenant --phase all --configs stock --out "$tmp/ten-svc" >"$tmp/ten-svc.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] && grep -q -- "kfdmp --exec-as online=docker exec -i online python3 q.py --exec-as offline=docker exec -i offline python3 b.py --critical online --mix offline:2 --init-timeout 180 --critical-busy 0.2 --arms none,priority,sched-drain,sched-kfd " "$tmp/ten-svc.log" &&
 	ok "--tenant CRITICAL=... BEST_EFFORT=...: the services through --exec-as, busy 0.2" || { tail -n 20 "$tmp/ten-svc.log"; bad "--tenant services: exit $rc"; }
-rc=0; REFERENCE=gpt2 "$tb" --dry-run --tenant --configs stock --out "$tmp/ten-ref" >"$tmp/ten-ref.log" 2>&1 || rc=$?
+rc=0; REFERENCE=gpt2 "$tb" --dry-run --tenant --phase all --configs stock --out "$tmp/ten-ref" >"$tmp/ten-ref.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] && grep -q -- "--exec-as online=python3 .*/kfdmp_reference.py --model gpt2 --batch 1 --seq 128 --exec-as offline=python3 .*/kfdmp_reference.py --model gpt2 --batch 32 --seq 256 --critical online --mix offline:3 " "$tmp/ten-ref.log" &&
 	ok "--tenant REFERENCE=gpt2: batch-1 GPT-2 critical beside 3 batch-32 ones" || { tail -n 20 "$tmp/ten-ref.log"; bad "--tenant REFERENCE: exit $rc"; }
-rc=0; CRITICAL="x" "$tb" --dry-run --tenant --out "$tmp/ten-c" >"$tmp/ten-c.log" 2>&1 || rc=$?
+rc=0; CRITICAL="x" "$tb" --dry-run --tenant --phase all --out "$tmp/ten-c" >"$tmp/ten-c.log" 2>&1 || rc=$?
 [ "$rc" != 0 ] && grep -q 'CRITICAL and BEST_EFFORT: both services' "$tmp/ten-c.log" && ok "--tenant: CRITICAL without BEST_EFFORT is refused" || bad "--tenant CRITICAL alone: exit $rc"
-rc=0; TENANT_BUSY=30 "$tb" --dry-run --tenant --out "$tmp/ten-u" >"$tmp/ten-u.log" 2>&1 || rc=$?
+rc=0; TENANT_BUSY=30 "$tb" --dry-run --tenant --phase all --out "$tmp/ten-u" >"$tmp/ten-u.log" 2>&1 || rc=$?
 [ "$rc" != 0 ] && grep -q "TENANT_BUSY: busy fractions like 0.1,0.3 (got '30')" "$tmp/ten-u.log" && ok "--tenant: TENANT_BUSY=30 is refused" || bad "--tenant TENANT_BUSY=30: exit $rc"
+# The tenant run defaults to phase 1 too: the driver already loaded, no load or unload
+# (sched-drain measures on the stock driver), with the busy fractions reaching kfdmp.
+rc=0; "$tb" --dry-run --tenant --out "$tmp/ten-h" >"$tmp/ten-h.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && head -n 1 "$tmp/ten-h.log" | grep -q '^testbox: phase 1' &&
+	! grep -Eq 'would run: (rmmod|insmod|modprobe)' "$tmp/ten-h.log" &&
+	grep -q 'would run: .*/kfdmp --critical latency --mix saturate:5 --critical-busy 0.1,0.3 --arms none,priority,sched-drain,sched-kfd ' "$tmp/ten-h.log" &&
+	ok "--tenant without PHASE: phase 1 (nothing loaded or unloaded), the four arms, rates from busy fractions" ||
+	{ grep -E 'phase|would run' "$tmp/ten-h.log" | head -n 12; bad "--tenant default phase: exit $rc"; }
 grep -q '^tenant=1$' "$tmp/ten/run.env" && grep -q '^workloads=tenant$' "$tmp/ten/run.env" && ok "--tenant: run.env records the tenant run" || bad "--tenant: run.env"
 rc=0; out=$(TENANT_RATE=30 "$(command -v make)" -s -C "$root" testbox-tenant TESTBOX_ARGS="--dry-run --out $tmp/ten-mk --configs stock" 2>&1) || rc=$?
 [ "$rc" = 0 ] && grep -q -- 'kfdmp --critical latency --mix saturate:5 --rate 30 ' <<<"$out" && ! grep -q 'critical-alone' <<<"$out" &&
