@@ -44,8 +44,20 @@ class Reference(unittest.TestCase):
         # 2 x 123.5M weights of the matmuls per token, plus attention at S = 128
         self.assertAlmostEqual(ref.gpt2_flops(8, 128) / (8 * 128) / 1e6, 247.06 + 4.72, delta=0.01)
 
+    def test_sizing_efficiency_is_the_h100_measurement(self):
+        """SIZING_EFFICIENCY is what the H100 measured on 2026-11-27 (one
+        process, gpt2 batch 52 seq 256 in 25.07 ms; summary.txt: 0.138), not
+        the 0.30 assumed before."""
+        m = ref.SIZING_MEASURED
+        e = ref.gpt2_flops(m["batch"], m["seq"]) / (m["ms"] * 1e-3 * ref.PEAK_TFLOPS[m["gpu"]] * 1e12)
+        self.assertAlmostEqual(e, 0.138, delta=0.0005)
+        self.assertEqual(ref.SIZING_EFFICIENCY, round(e, 3))
+        self.assertEqual((m["gpu"], m["date"]), ("h100-sxm", "2026-11-27"))
+
     def test_field_preset_is_the_sizing_method(self):
         p = ref.PRESETS["mi300x-8.7ms"]
+        # the H100 run's summary.txt: "batch for 8.7 ms at seq 256: 24"
+        self.assertEqual(p["batch"], 24)
         batch, flops, ms = ref.size_for(ref.FIELD_MS, ref.SIZING_EFFICIENCY, ref.PEAK_TFLOPS["mi300x"],
                                         p["seq"])
         self.assertEqual((p["model"], p["batch"], p["seq"]), ("gpt2", batch, ref.FIELD_SEQ))
