@@ -2,7 +2,8 @@
 # Build the kfdmp harness and run the scaling matrix of tests/harness/README.md.
 #
 #   scripts/run-scaling.sh build  BUILD_DIR [cmake -D options...]
-#       (without cmake: a direct nvcc + g++ build of the CUDA binaries only)
+#       (without cmake: a direct nvcc + g++ build of the CUDA binaries and
+#       the exec worker only, no tests)
 #   scripts/run-scaling.sh matrix BUILD_DIR OUT_DIR [--duration S --warmup S]
 #       every workload (KFDMP_WORKLOADS, default "latency saturate copy mixed")
 #       at 1,2,4,8 processes, KFDMP_REPEAT times each (default 3),
@@ -57,6 +58,8 @@ build() {
 	"$cuda/bin/nvcc" -std=c++17 -O2 -arch=sm_90 -x cu -I"$src" "$src/reference_fma.cpp" -o "$dir/kfdmp-reference"
 	"${cxx[@]}" -DKFDMP_BACKEND='"cuda"' "$src/kfdmp_main.cpp" "${core[@]}" -o "$dir/kfdmp"
 	"${cxx[@]}" "$src/inspect_main.cpp" "${core[@]}" -o "$dir/kfdmp-inspect"
+	# The exec worker (kfdmp --exec; docs/exec-workers.md): CPU only, as CMake builds it.
+	"${cxx[@]}" "$src/exec_worker_main.cpp" "${core[@]}" -o "$dir/kfdmp-exec-worker"
 	local main
 	for main in worker_gpu_main:kfdmp-worker bare:kfdmp-bare; do
 		"${cxx[@]}" "$src/${main%%:*}.cpp" "${core[@]}" "$dir/gpu_workloads.o" \
