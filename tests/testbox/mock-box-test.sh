@@ -608,9 +608,9 @@ assert not d["comparison"], d["comparison"]
 sm=$tmp/ten/report/summary.md
 grep -q '^## Tenant control (issue 18)' "$sm" &&
 	grep -q '^\*\*`stock`\*\* (stock parameters)' "$sm" &&
-	grep -q '^| sched | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |$' "$sm" &&
-	grep -q '^| none | 0 | ok | 9.80 | 0.97 | unavailable: no suspends in the none arm | fail: critical p99 9.80x alone > 1.50x |' "$sm" &&
-	grep -q '^- `sched` over 1 repeat(s): p99 + kept pass 1; suspend pass 1$' "$sm" &&
+	grep -q '^| sched | – | 0 | ok | 1.21 | 0.62 | 840 µs | pass | pass |$' "$sm" &&
+	grep -q '^| none | – | 0 | ok | 9.80 | 0.97 | unavailable: no suspends in the none arm | fail: critical p99 9.80x alone > 1.50x |' "$sm" &&
+	grep -q '^- `sched`, each repeat on its own, over 1 repeat(s): p99 + kept pass 1; suspend pass 1$' "$sm" &&
 	grep -q '^\*\*`dequeue-wait`\*\* (kfd_short_dequeue_wait=on)' "$sm" &&
 	ok "tenant: summary.md: p99 ratio, kept, suspend p99, each target per arm and configuration" ||
 	{ sed -n '/^## Tenant/,/^## Driver/p' "$sm"; bad "tenant: summary.md tenant section"; }
@@ -628,8 +628,8 @@ grep -q '^skipped: the module .* has no parameter kfd_short_dequeue_wait' "$tmp/
 
 # The sched arm skipped by the harness: the run succeeds, the report says why.
 rc=0; MOCK_TENANT=skip tbt --configs stock --out "$tmp/ten-s" >"$tmp/ten-s.log" 2>&1 || rc=$?
-[ "$rc" = 0 ] && grep -q '^| sched | 0 | skipped: kfdmp-sched: the loaded driver has no tenant-control interface (AMDKFD_IOC_TENANT_CTL: not supported) | – | – | – | unavailable (see status) | unavailable (see status) |$' "$tmp/ten-s/report/summary.md" &&
-	grep -q '^- `sched` over 1 repeat(s): p99 + kept unavailable 1; suspend unavailable 1$' "$tmp/ten-s/report/summary.md" &&
+[ "$rc" = 0 ] && grep -q '^| sched | – | 0 | skipped: kfdmp-sched: the loaded driver has no tenant-control interface (AMDKFD_IOC_TENANT_CTL: not supported) | – | – | – | unavailable (see status) | unavailable (see status) |$' "$tmp/ten-s/report/summary.md" &&
+	grep -q '^- `sched`, each repeat on its own, over 1 repeat(s): p99 + kept unavailable 1; suspend unavailable 1$' "$tmp/ten-s/report/summary.md" &&
 	stock_back && ok "tenant: the sched arm skipped: exit 0, the report gives the harness's reason, the stock driver is back" ||
 	{ tail -n 20 "$tmp/ten-s.log"; sed -n '/^## Tenant/,/^## Driver/p' "$tmp/ten-s/report/summary.md"; bad "tenant: sched skipped: exit $rc"; }
 
