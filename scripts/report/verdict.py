@@ -304,7 +304,14 @@ def oversubscription(run, partition="SPX", procs_per_partition=None, hw_queues=N
     n = run.get("procs") or 0
     per_part = procs_per_partition or max(1, math.ceil(n / PARTITIONS.get(mode, 1)))
     kfd = run.get("kfd") or {}
-    counts = [q.get("by_type", {}).get("compute", q.get("total", 0)) for q in (kfd.get("queues") or [])]
+    counts = []
+    for q in kfd.get("queues") or []:
+        if not isinstance(q, dict):
+            continue  # null: that process's queues file could not be read (no KFD on the machine)
+        by_type = q.get("by_type") if isinstance(q.get("by_type"), dict) else {}
+        c = num(by_type["compute"]) if "compute" in by_type else num(q.get("total", 0))
+        if c is not None:
+            counts.append(c)
     if counts:
         qpp, source = max(counts), "read mid-run from /sys/class/kfd/kfd/proc/*/queues"
     elif hw_queues:

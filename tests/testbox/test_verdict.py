@@ -65,6 +65,16 @@ class Oversubscription(unittest.TestCase):
         o = V.oversubscription(run(14, 1), hw_queues="0")
         self.assertTrue(any("VMIDs" in r for r in o["reasons"]))
 
+    def test_queues_unreadable_without_kfd(self):
+        """kfdmp on a machine without KFD writes kfd.queues as one null per
+        process (the queues file could not be read): the counts fall back to
+        the expectation, never a crash."""
+        kfd = {"queues": [None, None], "oversubscribed_lines": [], "mp_stats_delta": None}
+        o = V.oversubscription(run(8, 1, kfd=kfd))
+        self.assertIn("HIP default", o["reasons"][0])
+        kfd = {"queues": [None, {"pid": 2, "total": 3, "by_type": None}]}
+        self.assertEqual(V.oversubscription(run(8, 1, kfd=kfd))["queues_per_partition"], 24)
+
     def test_the_driver_overrides_the_prediction(self):
         kfd = {"mp_stats_delta": {"n/oversub_runlists": 0}}
         o = V.oversubscription(run(8, 1, kfd=kfd))
@@ -352,6 +362,29 @@ class Degraded(Model, unittest.TestCase):
         self.assertTrue(all("did not run (skipped: phase 2" in c["why"] for c in v["contrasts"]))
         h = [x for x in v["hypotheses"] if x["hypothesis"] == "xcc_l2_sharing"][0]
         self.assertEqual(sorted(a for a, _ in h["skipped_arms"]), ["cpx", "dpx"])
+
+    def test_real_exec_run_without_kfd(self):
+        """A real kfdmp --exec results.json from a machine without GPU or KFD
+        (kfd.queues: [null, ...]; tests/testbox/fixtures/exec-no-kfd-results.json,
+        1 repeat at N=1,2): the verdict reads it, says why nothing could be
+        judged."""
+        d = os.path.join(self.tmp, "no-kfd")
+        shutil.rmtree(d, ignore_errors=True)
+        for arm, hyp in (("stock", "baseline"), ("hwq1", "hws_oversubscription")):
+            cdir = os.path.join(d, "configs", arm)
+            os.makedirs(os.path.join(cdir, "exec"))
+            shutil.copy(os.path.join(HERE, "fixtures", "exec-no-kfd-results.json"),
+                        os.path.join(cdir, "exec", "results.json"))
+            M.write(os.path.join(cdir, "arm.env"), "hypothesis=%s\n" % hyp)
+            M.write(os.path.join(cdir, "status"), "ok\n")
+        with open(os.path.join(d, "configs", "stock", "exec", "results.json"), encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["runs"][1]["kfd"]["queues"], [None, None])
+        v = V.verdict_of(None, d)
+        json.dumps(v, allow_nan=False)
+        self.assertTrue(v["available"])
+        self.assertEqual(v["causes"], [])
+        self.assertIn("needs >= 3 repeats", v["no_cause"]["why"])
+        self.assertIn("needs >= 3 repeats", "\n".join(V.markdown(v)))
 
     def test_fewer_than_three_repeats(self):
         v = self.verdict("few_repeats", 1)
