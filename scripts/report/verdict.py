@@ -774,7 +774,13 @@ def _verdict(arms, reference, workloads, mission_n, p99_target, p99_bound, alpha
                               "ruled_out": T["rules_out"] < RULED_OUT_SHARE})
         hyps.append({"hypothesis": h, "description": hypothesis_info(h)[1],
                      "arms": [a["name"] for a in harms], "also_tested_by": also,
-                     "skipped_arms": [(a["name"], a.get("status", "ok")) for a in harms if not a.get("workloads")],
+                     # skipped (status "skipped: ...", also when the workloads answered
+                     # "unsupported" and left a results.json) or without results
+                     "skipped_arms": [(a["name"], a.get("status", "ok")) for a in harms
+                                      if not a.get("workloads") or str(a.get("status", "")).startswith("skipped")],
+                     # ran, yet no test of them could be judged: why
+                     "unjudged_arms": sorted({(T["arm"], T["why_not_judged"]) for T in ts if T["why_not_judged"]}),
+                     "arm_status": {a["name"]: a.get("status", "ok") for a in harms},
                      "tested": any(T["p"] is not None for T in ts),
                      "supported": bool([c for c in mine if not c["confounded"]]),
                      "supported_confounded": bool([c for c in mine if c["confounded"]]),
@@ -1199,7 +1205,13 @@ def hypothesis_state(h):
         return "**cause, confounded** with %s (`%s`: see Confounds); its own arms%s: %s" % (
             " and ".join(others), c["arm"], what, own)
     if not h["tested"]:
-        why = "; ".join("`%s`: %s" % x for x in h["skipped_arms"]) if h["skipped_arms"] else \
+        parts = ["`%s`: %s" % x for x in h["skipped_arms"]]
+        skipped = [x[0] for x in h["skipped_arms"]]
+        parts += ["`%s` ran, not judged: %s" % x for x in h.get("unjudged_arms", []) if x[0] not in skipped]
+        told = skipped + [x[0] for x in h.get("unjudged_arms", [])]
+        parts += ["`%s`: no run of it to compare (status: %s)" % (a, h.get("arm_status", {}).get(a, "?"))
+                  for a in h["arms"] if a not in told]
+        why = "; ".join(parts) if parts else \
             ("no arm of its own in this run" + (" (`%s` changes it among other things)" % "`, `".join(
                 h["also_tested_by"]) if h["also_tested_by"] else ""))
         return "not tested: " + why

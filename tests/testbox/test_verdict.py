@@ -363,11 +363,35 @@ class Degraded(Model, unittest.TestCase):
         h = [x for x in v["hypotheses"] if x["hypothesis"] == "xcc_l2_sharing"][0]
         self.assertEqual(sorted(a for a, _ in h["skipped_arms"]), ["cpx", "dpx"])
 
+    def test_arm_the_workloads_answered_unsupported(self):
+        """scripts/testbox.sh skips an arm whose every workload answered
+        unsupported ("skipped: <workload>: <reason>") yet leaves each
+        workload's results.json: the hypothesis shows that reason, not "no
+        arm of its own"."""
+        d = M.write_run(M.SCENARIOS["idle_queue"], os.path.join(self.tmp, "unsupported"), 1)
+        why = "exec workers have no graph replay (the protocol has no option for it)"
+        status = "skipped: latency: %s; saturate: %s" % (why, why)
+        with open(os.path.join(d, "configs", "graph", "status"), "w", encoding="utf-8") as f:
+            f.write(status + "\n")
+        for wl in M.WORKLOADS:
+            with open(os.path.join(d, "configs", "graph", wl, "results.json"), "w", encoding="utf-8") as f:
+                json.dump({"tool": "kfdmp", "schema_version": 2, "runs": [
+                    {"procs": n, "repeat": 0, "status": "unavailable", "reason": why, "skipped": why,
+                     "aggregate_qps": None} for n in (1, 2, 4, 8)]}, f)
+        v = V.verdict_of(None, d)
+        h = [x for x in v["hypotheses"] if x["hypothesis"] == "submit_path"][0]
+        self.assertFalse(h["tested"])
+        self.assertEqual(h["skipped_arms"], [("graph", status)])
+        md = "\n".join(V.markdown(v))
+        row = [x for x in md.splitlines() if x.startswith("| submit_path |")][0]
+        self.assertIn("not tested: `graph`: " + status, row)
+        self.assertNotIn("no arm of its own", row)
+
     def test_real_exec_run_without_kfd(self):
         """A real kfdmp --exec results.json from a machine without GPU or KFD
         (kfd.queues: [null, ...]; tests/testbox/fixtures/exec-no-kfd-results.json,
         1 repeat at N=1,2): the verdict reads it, says why nothing could be
-        judged."""
+        judged and says that an arm ran but was not judged."""
         d = os.path.join(self.tmp, "no-kfd")
         shutil.rmtree(d, ignore_errors=True)
         for arm, hyp in (("stock", "baseline"), ("hwq1", "hws_oversubscription")):
@@ -384,7 +408,8 @@ class Degraded(Model, unittest.TestCase):
         self.assertTrue(v["available"])
         self.assertEqual(v["causes"], [])
         self.assertIn("needs >= 3 repeats", v["no_cause"]["why"])
-        self.assertIn("needs >= 3 repeats", "\n".join(V.markdown(v)))
+        md = "\n".join(V.markdown(v))
+        self.assertIn("not tested: `hwq1` ran, not judged: needs >= 3 repeats of both (have 1 and 1)", md)
 
     def test_fewer_than_three_repeats(self):
         v = self.verdict("few_repeats", 1)
