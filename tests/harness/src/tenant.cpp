@@ -491,6 +491,14 @@ std::vector<TenantReport> tenant_reports(const std::vector<Run>& runs,
 					in.rate = r.tenant_rate;
 					in.status = r.m.status == "ok" ? "ok" : "failed";
 					in.reason = r.m.reason;
+					// Skipped before its launch (runs[].skipped: the workers cannot take
+					// the arm, e.g. priority on an exec worker) or the workload answered
+					// unavailable: a skip with its reason, not a failure.
+					if (!r.skipped.empty() || r.m.status == "unavailable") {
+						in.status = "skipped";
+						if (in.reason.empty())
+							in.reason = r.skipped;
+					}
 					if (!r.launch.error.empty() && r.launch.error.find("not supported") != std::string::npos)
 						in.status = "skipped"; // the daemon's probe: the driver lacks the interface
 					SchedLogSummary log;

@@ -1,4 +1,5 @@
 // Tenant mode's statistics and target checks (issue 18) on synthetic data.
+#include "report.h"
 #include "tenant.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,38 @@ TEST(Tenant, SkippedArmSaysWhy)
 	const auto r = judge_tenant_arm(alone(), in);
 	EXPECT_EQ(r.latency_target, "unavailable: arm skipped: no /dev/kfd");
 	EXPECT_EQ(r.suspend_target, "unavailable: arm skipped: no /dev/kfd");
+}
+
+// An arm skipped before its launch (runs[].skipped, status unavailable: the
+// priority arm on an exec worker, which cannot set stream priority) is
+// reported as skipped with its reason, never as failed.
+TEST(Tenant, ArmSkippedBeforeLaunchIsReportedAsSkipped)
+{
+	kfdmp::Run r;
+	r.procs = 2;
+	r.repeat = 0;
+	r.tenant_role = "arm";
+	r.tenant_arm = "priority";
+	r.skipped = "exec workers have no way to set stream priority";
+	r.m.status = "unavailable";
+	r.m.reason = r.skipped;
+	kfdmp::Run failed = r; // a run that started and failed stays failed
+	failed.tenant_arm = "none";
+	failed.skipped.clear();
+	failed.m.status = "failed";
+	failed.m.reason = "worker 1 exited 3";
+	const auto reps = tenant_reports({r, failed}, {}, {"none", "priority"});
+	ASSERT_EQ(reps.size(), 2u);
+	EXPECT_EQ(reps[0].r.arm, "none");
+	EXPECT_EQ(reps[0].r.status, "failed");
+	EXPECT_EQ(reps[1].r.arm, "priority");
+	EXPECT_EQ(reps[1].r.status, "skipped");
+	EXPECT_EQ(reps[1].r.reason, "exec workers have no way to set stream priority");
+	EXPECT_EQ(reps[1].r.latency_target,
+		  "unavailable: arm skipped: exec workers have no way to set stream priority");
+	const auto sums = tenant_summaries(reps);
+	ASSERT_EQ(sums.size(), 2u);
+	EXPECT_NE(sums[1].latency_target.find("skipped: exec workers"), std::string::npos) << sums[1].latency_target;
 }
 
 TEST(Tenant, SuspendTargetFromTransitions)
