@@ -573,7 +573,7 @@ rc=0; KVER=6.1.0-30-amd64 tb --configs all --out "$tmp/k" >"$tmp/k.log" 2>&1 || 
 stock_back && ok "refusals left the stock driver alone" || bad "refusals touched the driver"
 
 # --- tenant (issue 18) -----------------------------------------------------------------------------------
-tbt() { "$root/scripts/testbox.sh" run --tenant "$@" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
+tbt() { "$root/scripts/testbox.sh" run --tenant --phase all "$@" --module "$tmp/amdgpu.ko" --harness-dir "$tmp/harness" \
 	--no-trace --repeat 1 --load-timeout 3; }
 # ten_json DIR PYTHON: assert on DIR/report/testbox.json (d), its configurations (c[name]) and
 # their tenant workloads (t[name]).
