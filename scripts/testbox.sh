@@ -1087,7 +1087,9 @@ tenant_services() {
 	[[ $BEST_EFFORT_PROCS =~ ^[1-9][0-9]*$ ]] || die "BEST_EFFORT_PROCS: a positive number of processes (got '$BEST_EFFORT_PROCS')"
 	[[ $TENANT_BUSY =~ ^0?\.[0-9]+(,0?\.[0-9]+)*$ ]] || die "TENANT_BUSY: busy fractions like 0.1,0.3 (got '$TENANT_BUSY')"
 	if [ -n "$CRITICAL$BEST_EFFORT" ]; then
-		[ -n "$CRITICAL" ] && [ -n "$BEST_EFFORT" ] || die "CRITICAL and BEST_EFFORT: both services, as commands (docs/exec-workers.md)"
+		if [ -z "$CRITICAL" ] || [ -z "$BEST_EFFORT" ]; then
+			die "CRITICAL and BEST_EFFORT: both services, as commands (docs/exec-workers.md)"
+		fi
 		[ -z "$REFERENCE" ] || die "CRITICAL/BEST_EFFORT or REFERENCE: one or the other"
 	elif [ -n "$REFERENCE" ]; then
 		[ "$REFERENCE" = gpt2 ] || die "REFERENCE with --tenant: gpt2 (a batch-1 GPT-2 as the critical service beside batch-32 ones; got '$REFERENCE')"

@@ -60,12 +60,15 @@ done
 mapfile -t sparse < <(printf '%s\n' "${sparse[@]}" | sort -u)
 
 # A line a patch removes or changes, in a .c/.h file: FILE<TAB>LINE, from
-# the first patch that has one (pc: its number).
+# the first patch that has one (pc: its number). The line must occur once in
+# its file: edit() changes the first line equal to it, and a common line
+# (`dqm_unlock(dqm);`) would be changed somewhere the patch does not touch.
 changed='' pc=''
 # (in a file of the base, not one the series creates)
 for p in "${patches[@]}"; do
 	while IFS= read -r c; do
 		git -C "$base" cat-file -e "kfdmp-base:${c%%$'\t'*}" 2>/dev/null || continue
+		[ "$(git -C "$base" show "kfdmp-base:${c%%$'\t'*}" | grep -cxF -- "${c#*$'\t'}")" = 1 ] || continue
 		changed=$c
 		break
 	done < <(awk '/^diff --git /{ f = $3; sub(/^a\//, "", f) } f ~ /\.[ch]$/ && /^-[^-]/ { print f "\t" substr($0, 2) }' "$p")
