@@ -28,6 +28,9 @@ import argparse
 import math
 import os
 import sys
+import time
+
+_T0 = time.time()  # the setup phases below are timed from here
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -195,7 +198,19 @@ def _gelu_has_approximate(F):
 
 
 def build(args, torch):
-    """(model, input, implementation) on args.device in args.dtype."""
+    """(model, input, implementation) on args.device in args.dtype.
+
+    Where torch.device is a context manager (torch 2.0 and later), the model
+    is constructed on args.device, so its random initialisation runs there
+    rather than on the CPU (several seconds for GPT-2 on a loaded host)."""
+    dev = torch.device(args.device)
+    if hasattr(dev, "__enter__"):
+        with dev:
+            return _build(args, torch)
+    return _build(args, torch)
+
+
+def _build(args, torch):
     dtype = {"fp16": torch.float16, "fp32": torch.float32, "bf16": torch.bfloat16}[args.dtype]
     dev = torch.device(args.device)
     torch.manual_seed(1234)
@@ -271,12 +286,15 @@ class Reference(object):
 
     def setup(self, cfg):
         import kfdmp_worker
+        t_import = time.time()
         import torch
+        t_torch = time.time()
         args = self.args
         if args.device == "cuda" and not torch.cuda.is_available():
             raise RuntimeError("torch.cuda is not available (torch %s); --device cpu runs on the CPU"
                                % torch.__version__)
         model, inp, impl = build(args, torch)
+        t_build = time.time()
         self.torch, self.model, self.inp = torch, model, inp
         ctx = torch.inference_mode if hasattr(torch, "inference_mode") else torch.no_grad
 
@@ -285,6 +303,9 @@ class Reference(object):
                 return model(inp)
 
         forward()  # first-use costs (kernel selection, allocator)
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        t_first = time.time()
         flops = gpt2_flops(args.batch, args.seq) if args.model == "gpt2" else conv_flops(model, inp, torch)
         run = forward
         if cfg.graph:
@@ -299,12 +320,15 @@ class Reference(object):
             # the query ends when its GPU work has
             cfg.device = torch.cuda.get_device_name(torch.cuda.current_device())
         sys.stderr.write("kfdmp_reference: %s batch=%d %s %s %s impl=%s graph=%d flops/query=%.4g "
-                         "torch=%s hip=%s cuda=%s threads=%d\n" % (
+                         "torch=%s hip=%s cuda=%s threads=%d "
+                         "setup_s: start=%.1f torch=%.1f build=%.1f first=%.1f rest=%.1f\n" % (
                              args.model, args.batch,
                              "seq=%d" % args.seq if args.model == "gpt2" else "image=%d" % args.image,
                              args.dtype, args.device, impl, int(bool(cfg.graph)), flops,
                              torch.__version__, getattr(torch.version, "hip", None),
-                             getattr(torch.version, "cuda", None), torch.get_num_threads()))
+                             getattr(torch.version, "cuda", None), torch.get_num_threads(),
+                             t_import - _T0, t_torch - t_import, t_build - t_torch,
+                             t_first - t_build, time.time() - t_first))
         return run
 
     def capture(self, torch, model, inp):

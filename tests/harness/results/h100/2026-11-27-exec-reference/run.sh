@@ -35,15 +35,18 @@
 #   arms        gpt2-b8-s128 time-sliced, N=1,2,4,8, one repeat each of
 #               --cpu-threads 1, --cpu-threads auto, --pin numa,
 #               --idle-procs 2 (16 runs, about 3.5 min)
-#   agree       exec N=1 and the standalone loop alternated, 3 rounds of
-#               each of the three presets (18 runs, about 4 min)
+#   agree       exec N=1 and the standalone loop alternated, ROUNDS (3)
+#               rounds of each of the three presets (18 runs, about 4 min)
+#   overhead    the exec bridge's cost on a 1 ms query (no GPU involved):
+#               tests/harness/bench/exec_overhead.py on $BUILD, --repeats 10
+#               (about 2 min), on this otherwise idle machine
 #   summary     only the summary of what is under $OUT
 # Total about 28 min of device time for all six. Short of device time, run
 # them in this order: build, ts, agree, field, mps, arms (or REPEATS=2).
 # PRESET... replaces a part's presets (ts, mps, arms, agree).
 #
 # Environment: OUT, BUILD (default build/exec-ref), DURATION (4), WARMUP (2),
-# REPEATS (3), PROCS (1,2,4,8), BUDGET_S (510), PYTHON (python3), REF (the
+# REPEATS (3), ROUNDS (3), PROCS (1,2,4,8), BUDGET_S (510), PYTHON (python3), REF (the
 # workload script; a dry run without a GPU can name one that takes --preset).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +58,7 @@ BUILD=${BUILD:-$root/build/exec-ref}
 DURATION=${DURATION:-4}
 WARMUP=${WARMUP:-2}
 REPEATS=${REPEATS:-3}
+ROUNDS=${ROUNDS:-3}
 PROCS=${PROCS:-1,2,4,8}
 BUDGET_S=${BUDGET_S:-510}
 PYTHON=${PYTHON:-python3}
@@ -66,9 +70,9 @@ START=$SECONDS
 RUN_OVERHEAD_S=${RUN_OVERHEAD_S:-7}
 
 case "$part" in
-build | ts | mps | field | arms | agree | summary) ;;
+build | ts | mps | field | arms | agree | overhead | summary) ;;
 *)
-	echo "usage: $0 build|ts|mps|field|arms|agree|summary [PRESET...]" >&2
+	echo "usage: $0 build|ts|mps|field|arms|agree|overhead|summary [PRESET...]" >&2
 	exit 64
 	;;
 esac
@@ -214,7 +218,7 @@ ensure_built() {
 	# the targets this configuration has (no kfdmp-worker without a GPU backend)
 	local targets=kfdmp t have
 	have=$(cmake --build "$BUILD" --target help 2>/dev/null)
-	for t in kfdmp-worker kfdmp-exec-worker; do
+	for t in kfdmp-worker kfdmp-exec-worker kfdmp-test-worker kfdmp-exec-sleep-worker; do
 		grep -qE "(^|[ .])$t\$" <<<"$have" && targets="$targets $t"
 	done
 	# shellcheck disable=SC2086
@@ -277,12 +281,19 @@ arms)
 agree)
 	ensure_built
 	presets=${*:-gpt2-b8-s128 resnet50-b32 mi300x-8.7ms}
-	for r in 1 2 3; do
+	for r in $(seq 1 "$ROUNDS"); do
 		for p in $presets; do
 			exec_sweep "$OUT/agree/exec/$p/r$r" "$p" 1 1
 			standalone "$OUT/agree/standalone/$p/r$r.json" "$p"
 		done
 	done
+	;;
+overhead)
+	ensure_built
+	"$PYTHON" "$root/tests/harness/bench/exec_overhead.py" "$BUILD" --repeats "${OVERHEAD_REPEATS:-10}" \
+		>"$OUT/overhead/exec-overhead.txt" 2>&1
+	echo "exec_overhead.py exit $?"
+	cat "$OUT/overhead/exec-overhead.txt"
 	;;
 summary) ;;
 esac
