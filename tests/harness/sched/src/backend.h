@@ -1,5 +1,6 @@
 // How the scheduler suspends and resumes tenants: one interface, a kernel
-// backend (the tenant-control ioctl, kfd_backend.h) and a fake for tests.
+// backend (the tenant-control ioctl, kfd_backend.h), a signal backend
+// (drain_backend.h) and a fake for tests.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,9 +10,6 @@
 
 namespace kfdmp::sched {
 
-enum class TenantClass { LatencyCritical, BestEffort };
-const char* class_name(TenantClass c);
-
 // Which GPUs a call acts on: every GPU of each pid, or one KFD gpu_id.
 struct GpuSel {
 	bool all = true;
@@ -19,15 +17,22 @@ struct GpuSel {
 	std::string str() const;
 };
 
-// The outcome of one backend call. err is 0 or a positive errno for the whole
-// call; status holds 0 or a positive errno per pid, in the order given (empty
-// when the call failed before looking at pids). For ESRCH, ENOENT, EINVAL and
-// EPERM nothing changed for any pid. For ETIME and EIO (hung preemption, GPU
-// reset) the kernel has committed the suspended state: the pids count as
-// suspended and must be resumed. wait_ns is the kernel's fence wait, if known.
+// The outcome of one backend call. err is 0 or a positive errno: the first
+// failing pid's, or the whole call's; status holds 0 or a positive errno per
+// pid, in the order given (empty when the call failed before looking at
+// pids: nothing changed). per_target says what a status of 0 means in a
+// call that failed: true, that pid's change was made (the kfd ioctl takes
+// each target on its own); false, nothing changed for any pid (the backend
+// validates every pid first). Per pid: ESRCH gone; ENOENT not a KFD process;
+// EBUSY another controller holds its suspension; EINVAL not on the GPU
+// asked for; EPERM refused for this target; EIO from RESUME: released, but
+// a GPU reset keeps the queues evicted. ETIME and EIO from SUSPEND (hung
+// preemption, GPU reset): the pids count as suspended and must be resumed.
+// wait_ns is the kernel's time in preemption cycles, if known.
 struct CallResult {
 	int err = 0;
 	std::vector<int> status;
+	bool per_target = false;
 	std::string message;
 	bool has_wait = false;
 	uint64_t wait_ns = 0;
@@ -46,15 +51,31 @@ public:
 	virtual CallResult probe() = 0;
 	virtual CallResult suspend(const std::vector<pid_t>& pids, const GpuSel& gpus) = 0;
 	virtual CallResult resume(const std::vector<pid_t>& pids, const GpuSel& gpus) = 0;
-	virtual CallResult set_class(const std::vector<pid_t>& pids, TenantClass c) = 0;
+	// A new tenant, before anything else is asked about it. starttime: its
+	// /proc/PID/stat start time when the selection saw it (0: now). The kfd
+	// backend opens its pidfd here and checks that the start time is still
+	// that one (the pid was not reused in between). 0, or an errno (ESRCH:
+	// gone or reused) with `why` set; the tenant is then not taken.
+	virtual int track(pid_t, uint64_t /*starttime*/, std::string* /*why*/) { return 0; }
 	// What the system says about a tenant before the scheduler decides
-	// anything (a restarted daemon): true when it is suspended now (the drain
-	// backend: stopped by a signal), false when not, nullopt when the backend
-	// cannot tell.
-	virtual std::optional<bool> observed_suspended(pid_t) { return std::nullopt; }
-	// The scheduler forgets a tenant (its process is gone): anything the
-	// backend still holds for it (the drain backend: its stopped process
-	// group) is released.
+	// anything (a restarted daemon).
+	struct Observed {
+		enum State {
+			Unknown,          // the backend cannot tell
+			Running,          // not suspended
+			Suspended,        // suspended, and this backend may take it over
+			SuspendedByOther, // another controller holds its suspension
+		} state = Unknown;
+		std::string detail; // for the log
+	};
+	virtual Observed observe(pid_t) { return {}; }
+	// Whether a tracked tenant has exited (the kfd backend: its pidfd is
+	// readable); nullopt when the backend does not know the pid.
+	virtual std::optional<bool> exited(pid_t) { return std::nullopt; }
+	// The scheduler forgets a tenant (its process is gone, or no longer
+	// selected): anything the backend still holds for it (the drain
+	// backend: its stopped process group; the kfd backend: its pidfd) is
+	// released.
 	virtual void forget(pid_t) {}
 };
 

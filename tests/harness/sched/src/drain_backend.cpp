@@ -165,6 +165,7 @@ CallResult DrainBackend::suspend(const std::vector<pid_t>& pids, const GpuSel&)
 CallResult DrainBackend::resume(const std::vector<pid_t>& pids, const GpuSel&)
 {
 	CallResult r;
+	r.per_target = true; // each pid continued on its own
 	if (pids.empty()) {
 		r.err = EINVAL;
 		r.message = "no pids";
@@ -200,20 +201,15 @@ CallResult DrainBackend::resume(const std::vector<pid_t>& pids, const GpuSel&)
 	return r;
 }
 
-CallResult DrainBackend::set_class(const std::vector<pid_t>& pids, TenantClass)
+Backend::Observed DrainBackend::observe(pid_t pid)
 {
-	CallResult r;
-	r.status.assign(pids.size(), 0);
-	r.note = "the drain backend has no tenant classes (a kernel notion); nothing set";
-	return r;
-}
-
-std::optional<bool> DrainBackend::observed_suspended(pid_t pid)
-{
+	Observed o;
 	auto st = read_stat(pid);
-	if (!st)
-		return std::nullopt;
-	return st->state == 'T';
+	if (st)
+		o.state = st->state == 'T' ? Observed::Suspended : Observed::Running;
+	if (o.state == Observed::Suspended)
+		o.detail = "stopped by a signal (/proc/PID/stat state T)";
+	return o;
 }
 
 bool DrainBackend::group_held(pid_t pgid, const std::set<pid_t>& except) const

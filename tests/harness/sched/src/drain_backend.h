@@ -50,8 +50,8 @@ public:
 	CallResult suspend(const std::vector<pid_t>& pids, const GpuSel& gpus) override;
 	CallResult resume(const std::vector<pid_t>& pids, const GpuSel& gpus) override;
 	// Classes are a kernel notion: accepted and ignored (a note says so).
-	CallResult set_class(const std::vector<pid_t>& pids, TenantClass c) override;
-	std::optional<bool> observed_suspended(pid_t pid) override;
+	// A tenant stopped by a signal (state T) is Suspended: taken over.
+	Observed observe(pid_t pid) override;
 	void forget(pid_t pid) override;
 
 	// The critical tenants: their process groups are never stopped.

@@ -4,13 +4,14 @@
 
 namespace kfdmp::sched {
 
-void FakeBackend::add_process(pid_t pid, bool has_queues) { procs_[pid] = has_queues; }
+void FakeBackend::add_process(pid_t pid, bool kfd) { procs_[pid] = kfd; }
 
 void FakeBackend::exit_process(pid_t pid)
 {
 	procs_.erase(pid);
 	suspended_.erase(pid); // the kernel drops the state with the process
-	classes_.erase(pid);
+	other_.erase(pid);
+	reset_.erase(pid);
 }
 
 CallResult FakeBackend::probe()
@@ -23,9 +24,10 @@ CallResult FakeBackend::probe()
 	return r;
 }
 
-CallResult FakeBackend::validate(const std::vector<pid_t>& pids, bool need_queues) const
+CallResult FakeBackend::validate(const std::vector<pid_t>& pids, bool suspend) const
 {
 	CallResult r;
+	r.per_target = true;
 	if (fail_all) {
 		r.err = fail_all;
 		r.message = "injected: " + errno_text(fail_all);
@@ -41,32 +43,44 @@ CallResult FakeBackend::validate(const std::vector<pid_t>& pids, bool need_queue
 		auto p = procs_.find(pids[i]);
 		if (p == procs_.end())
 			r.status[i] = ESRCH;
-		else if (need_queues && !p->second && !suspended_.count(pids[i]))
+		else if (!p->second)
 			r.status[i] = ENOENT;
+		else if (other_.count(pids[i]))
+			r.status[i] = EBUSY;
+		else if (!suspend && reset_.count(pids[i]) && suspended_.count(pids[i]))
+			r.status[i] = EIO;
 		if (r.status[i] && !r.err)
 			r.err = r.status[i];
 	}
 	if (r.err)
-		r.message = "a pid was refused; nothing changed";
+		r.message = all_or_nothing ? "a pid was refused; nothing changed"
+					   : "a pid was refused; the others were acted on";
 	return r;
 }
 
 CallResult FakeBackend::suspend(const std::vector<pid_t>& pids, const GpuSel&)
 {
 	CallResult r = validate(pids, true);
-	if (!r.ok()) {
+	if (r.status.empty()) {
+		calls.push_back({"suspend", pids, r.err});
+		return r;
+	}
+	if (all_or_nothing && !r.ok()) {
+		r.per_target = false;
 		calls.push_back({"suspend", pids, r.err});
 		return r;
 	}
 	bool changed = false;
-	for (pid_t p : pids)
-		changed |= suspended_.insert(p).second;
+	for (size_t i = 0; i < pids.size(); i++)
+		if (!r.status[i])
+			changed |= suspended_.insert(pids[i]).second;
 	if (changed)
 		preemption_cycles++;
 	r.has_wait = true;
 	r.wait_ns = changed ? 250000 : 0;
-	if (fail_next_suspend) {
+	if (fail_next_suspend && r.ok()) {
 		r.err = fail_next_suspend; // state committed, like the kernel's ETIME
+		r.status.clear();
 		r.message = "injected: " + errno_text(fail_next_suspend);
 		fail_next_suspend = 0;
 	}
@@ -77,21 +91,29 @@ CallResult FakeBackend::suspend(const std::vector<pid_t>& pids, const GpuSel&)
 CallResult FakeBackend::resume(const std::vector<pid_t>& pids, const GpuSel&)
 {
 	CallResult r = validate(pids, false);
-	if (r.ok())
-		for (pid_t p : pids)
-			suspended_.erase(p);
+	for (size_t i = 0; i < r.status.size(); i++) {
+		if (r.status[i] == 0 || r.status[i] == EIO)
+			suspended_.erase(pids[i]);
+		if (r.status[i] == EIO)
+			reset_.erase(pids[i]);
+	}
 	calls.push_back({"resume", pids, r.err});
 	return r;
 }
 
-CallResult FakeBackend::set_class(const std::vector<pid_t>& pids, TenantClass c)
+Backend::Observed FakeBackend::observe(pid_t pid)
 {
-	CallResult r = validate(pids, false);
-	if (r.ok())
-		for (pid_t p : pids)
-			classes_[p] = c;
-	calls.push_back({"set_class", pids, r.err});
-	return r;
+	Observed o;
+	auto p = procs_.find(pid);
+	if (p == procs_.end() || !p->second)
+		return o;
+	if (suspended_.count(pid))
+		o.state = Observed::Suspended;
+	else if (other_.count(pid))
+		o.state = Observed::SuspendedByOther;
+	else
+		o.state = Observed::Running;
+	return o;
 }
 
 } // namespace kfdmp::sched

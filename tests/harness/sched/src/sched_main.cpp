@@ -6,6 +6,7 @@
 #include "drain_backend.h"
 #include "fake_backend.h"
 #include "kfd_backend.h"
+#include "proc.h"
 #include "selector.h"
 
 #include <cerrno>
@@ -33,8 +34,8 @@ const char* usage =
 	"  --min-run-ms X        a resumed best-effort tenant runs at least this long (default 20)\n"
 	"  --max-suspend-ms X    and is never suspended longer than this (default 200)\n"
 	"  --resume-hold-ms X    critical work must be idle this long before a resume (default 2)\n"
-	"  --set-class           tell the kernel each tenant's class at start\n"
-	"  --backend kfd|drain|fake  kfd: the tenant-control ioctl (default); drain: SIGSTOP/SIGCONT of\n"
+	"  --backend kfd|drain|fake  kfd: the tenant-control ioctl (default; tenants as pidfds, and the kernel\n"
+	"                        resumes them if the daemon dies); drain: SIGSTOP/SIGCONT of\n"
 	"                        the tenant's process group, no driver change (stock amdgpu, NVIDIA), with a\n"
 	"                        watchdog that resumes everything if the daemon dies; fake: in memory, for tests\n"
 	"  --stop-scope group|process  drain: stop the tenant's process group (default) or the process alone\n"
@@ -89,7 +90,6 @@ int main(int argc, char** argv)
 	Duration rescan_every = std::chrono::milliseconds(500);
 	std::string socket_path = "/run/kfdmp-sched.sock", backend_name = "kfd", device = "/dev/kfd", log_path;
 	unsigned socket_mode = 0600;
-	bool set_class = false;
 	Params params;
 	DrainBackend::Options drain_opts;
 	try {
@@ -137,8 +137,6 @@ int main(int argc, char** argv)
 				params.max_suspend = parse_ms(a, value());
 			} else if (a == "--resume-hold-ms") {
 				params.resume_hold = parse_ms(a, value());
-			} else if (a == "--set-class") {
-				set_class = true;
 			} else if (a == "--backend") {
 				backend_name = value();
 				if (backend_name != "kfd" && backend_name != "fake" && backend_name != "drain")
@@ -195,6 +193,21 @@ int main(int argc, char** argv)
 		if (!crit_now.count(p) && p != getpid())
 			be_now.insert(p);
 	std::vector<pid_t> best_effort(be_now.begin(), be_now.end()), critical(crit_now.begin(), crit_now.end());
+	// Each best-effort pid's start time as the selection saw it: the kfd
+	// backend checks it once the tenant's pidfd is open (pid reuse), and a
+	// rescan that finds another start time under a known pid sees a new
+	// process.
+	auto start_of = [](pid_t p) -> uint64_t {
+		auto st = read_stat(p);
+		return st ? st->starttime : 0;
+	};
+	std::map<pid_t, uint64_t> be_start;
+	for (pid_t p : best_effort)
+		be_start[p] = start_of(p);
+	std::set<pid_t> literal; // best-effort tenants named by pid
+	for (const auto& s : be_sel)
+		if (s.kind == Selector::Kind::Pid)
+			literal.insert(s.id);
 
 	std::unique_ptr<Backend> backend;
 	FakeBackend* fake = nullptr;
@@ -256,28 +269,16 @@ int main(int argc, char** argv)
 			  .str("socket", socket_path)
 			  .done());
 	for (pid_t p : best_effort)
-		sched.add_best_effort(p);
+		sched.add_best_effort(p, be_start[p]);
 	for (pid_t p : critical)
 		sched.add_critical(p);
-	if (set_class) {
-		for (auto [pids, cls] : {std::make_pair(best_effort, TenantClass::BestEffort),
-					 std::make_pair(critical, TenantClass::LatencyCritical)}) {
-			if (pids.empty())
-				continue;
-			CallResult r = backend->set_class(pids, cls);
-			log.write(JsonLine()
-					  .integer("t_ns", to_ns(clock.now()))
-					  .str("event", "set_class")
-					  .str("class", class_name(cls))
-					  .pids("pids", pids)
-					  .str("result", r.ok() ? "ok" : errno_text(r.err))
-					  .done());
-		}
-	}
 
-	auto alive = [fake](pid_t p) {
+	Backend* b = backend.get();
+	auto alive = [fake, b](pid_t p) {
 		if (fake && fake->known(p)) // fake tenants are not real processes
 			return true;
+		if (auto e = b->exited(p)) // the kfd backend's pidfd: no pid reuse
+			return !*e;
 		return process_alive(p);
 	};
 	Daemon d(sched, *sock, clock, log, crit_now, alive);
@@ -290,7 +291,18 @@ int main(int argc, char** argv)
 		for (pid_t p : resolve_all(be_sel))
 			if (!crit.count(p) && p != getpid() && (!drain || p != drain->watchdog_pid()))
 				be.insert(p);
-		std::vector<pid_t> crit_added, crit_left, be_added, be_left;
+		std::vector<pid_t> crit_added, crit_left, be_added, be_left, be_reused;
+		std::map<pid_t, uint64_t> start;
+		for (pid_t p : be) {
+			start[p] = start_of(p);
+			auto seen = be_start.find(p);
+			// A pid whose start time changed names another process now: a
+			// new tenant where a group, cgroup or container selects it (a
+			// pid named on the command line meant the process that exited).
+			if (be_now.count(p) && !literal.count(p) && seen != be_start.end() && seen->second &&
+			    start[p] && start[p] != seen->second)
+				be_reused.push_back(p);
+		}
 		for (pid_t p : crit)
 			if (!crit_now.count(p))
 				crit_added.push_back(p);
@@ -303,8 +315,16 @@ int main(int argc, char** argv)
 		for (pid_t p : be_now)
 			if (!be.count(p))
 				be_left.push_back(p);
+		for (pid_t p : be_reused) {
+			be_left.push_back(p);
+			be_added.push_back(p);
+		}
 		if (crit_added.empty() && crit_left.empty() && be_added.empty() && be_left.empty())
 			return;
+		for (pid_t p : be_left)
+			be_start.erase(p);
+		for (pid_t p : be_added)
+			be_start[p] = start[p];
 		crit_now = crit;
 		be_now = be;
 		d.critical() = crit;
@@ -324,7 +344,7 @@ int main(int argc, char** argv)
 			}
 			if (fake)
 				fake->add_process(p);
-			sched.add_best_effort(p);
+			sched.add_best_effort(p, be_start[p]);
 		}
 		JsonLine l;
 		l.integer("t_ns", to_ns(clock.now()))

@@ -7,11 +7,6 @@
 
 namespace kfdmp::sched {
 
-const char* class_name(TenantClass c)
-{
-	return c == TenantClass::LatencyCritical ? "latency-critical" : "best-effort";
-}
-
 std::string GpuSel::str() const { return all ? "all" : std::to_string(gpu_id); }
 
 std::string errno_text(int err)
@@ -50,25 +45,54 @@ Scheduler::Scheduler(Params p, Backend& backend, const Clock& clock, DecisionLog
 {
 }
 
-void Scheduler::add_best_effort(pid_t pid)
+bool Scheduler::add_best_effort(pid_t pid, uint64_t starttime)
 {
 	if (tenants_.count(pid))
-		return;
+		return true;
+	// The backend takes the tenant first (the kfd backend: its pidfd, with
+	// the start time checked against pid reuse).
+	std::string why;
+	int e = backend_.track(pid, starttime, &why);
+	if (e) {
+		log_.write(JsonLine()
+				   .integer("t_ns", to_ns(clock_.now()))
+				   .str("event", "tenant_refused")
+				   .pids("pids", {pid})
+				   .str("result", errno_text(e))
+				   .str("why", why)
+				   .done());
+		return false;
+	}
 	// Eligible for suspension at once: the window protects progress after a resume.
 	tenants_[pid] = Tenant{false, clock_.now() - p_.min_run};
 	// The real state first (a restarted daemon, or a tenant stopped by one
-	// that died): a tenant found suspended is taken over as suspended by this
-	// scheduler (the backend records it as its own) and resumed by its rules.
-	std::optional<bool> found = backend_.observed_suspended(pid);
-	if (found && *found) {
-		log_.write(JsonLine()
-				   .integer("t_ns", to_ns(clock_.now()))
-				   .str("event", "found_suspended")
-				   .pids("pids", {pid})
-				   .str("state", "taken over: resumed by this scheduler's rules")
-				   .done());
+	// that died): a tenant this backend may take over (drain: stopped by a
+	// signal) is taken over as suspended and resumed by this scheduler's
+	// rules. One whose suspension another controller holds (kfd: SUSPENDED
+	// but not OWNED by this daemon's /dev/kfd file) is reported and left to
+	// it: suspending it would be EBUSY, and resuming it is not ours to do.
+	Backend::Observed found = backend_.observe(pid);
+	if (found.state == Backend::Observed::Suspended) {
+		JsonLine l;
+		l.integer("t_ns", to_ns(clock_.now()))
+			.str("event", "found_suspended")
+			.pids("pids", {pid})
+			.str("state", "taken over: resumed by this scheduler's rules");
+		if (!found.detail.empty())
+			l.str("detail", found.detail);
+		log_.write(l.done());
 		apply(true, {pid}, "found_suspended", clock_.now());
+	} else if (found.state == Backend::Observed::SuspendedByOther) {
+		JsonLine l;
+		l.integer("t_ns", to_ns(clock_.now()))
+			.str("event", "suspended_by_other")
+			.pids("pids", {pid})
+			.str("state", "another controller holds its suspension; left to it");
+		if (!found.detail.empty())
+			l.str("detail", found.detail);
+		log_.write(l.done());
 	}
+	return true;
 }
 
 bool Scheduler::has_best_effort(pid_t pid) const { return tenants_.count(pid) != 0; }
@@ -229,9 +253,13 @@ void Scheduler::reap(const std::function<bool(pid_t)>& alive)
 	}
 }
 
-// One decision: a batched backend call, retried without the pids the kernel
-// refused (ESRCH: gone; ENOENT: no queues yet) since such a refusal changes
-// nothing for any pid.
+// One decision: a batched backend call. Each pid's status says what became
+// of it: 0 done; ESRCH/EBADF gone (forgotten); ENOENT not a KFD process (yet),
+// EBUSY held by another controller, EINVAL not on the GPU, EPERM refused for
+// it: each left as it is and tried again after min_run; EIO on a resume:
+// released, the queues stay evicted by a GPU reset. A backend whose failed
+// call changed nothing (per_target false) is called again at once with the
+// pids that were not refused.
 void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason, TimePoint trigger)
 {
 	const char* op = suspend ? "suspend" : "resume";
@@ -240,20 +268,30 @@ void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason,
 		CallResult r = suspend ? backend_.suspend(pids, p_.gpus) : backend_.resume(pids, p_.gpus);
 		TimePoint end = clock_.now();
 
-		std::vector<pid_t> refused_gone, refused_no_queues, retry;
-		if (r.status.size() == pids.size()) {
+		// Per pid, when the backend answered per pid.
+		std::vector<pid_t> done, gone_pids, held, reset, retry;
+		std::vector<std::pair<pid_t, int>> refused;
+		bool per_pid = !r.ok() && r.status.size() == pids.size();
+		if (per_pid) {
 			for (size_t i = 0; i < pids.size(); i++) {
-				if (r.status[i] == ESRCH)
-					refused_gone.push_back(pids[i]);
-				else if (r.status[i] == ENOENT)
-					refused_no_queues.push_back(pids[i]);
+				int st = r.status[i];
+				if (st == 0)
+					(r.per_target ? done : retry).push_back(pids[i]);
+				else if (st == ESRCH || st == EBADF)
+					gone_pids.push_back(pids[i]);
+				else if (st == EBUSY)
+					held.push_back(pids[i]);
+				else if (!suspend && st == EIO)
+					reset.push_back(pids[i]);
+				else if (suspend && (st == ETIME || st == EIO))
+					done.push_back(pids[i]); // committed
 				else
-					retry.push_back(pids[i]);
+					refused.push_back({pids[i], st});
 			}
 		}
-		bool refused = !r.ok() && (!refused_gone.empty() || !refused_no_queues.empty()) &&
-			       refused_gone.size() + refused_no_queues.size() + retry.size() == pids.size();
-		bool committed = r.ok() || (suspend && (r.err == ETIME || r.err == EIO));
+		bool committed = r.ok() || (!per_pid && suspend && (r.err == ETIME || r.err == EIO));
+		if (committed)
+			done = pids;
 
 		JsonLine line;
 		line.integer("t_ns", to_ns(end))
@@ -270,38 +308,79 @@ void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason,
 			line.str("note", r.note);
 		if (!r.ok())
 			line.str("error", r.message.empty() ? errno_text(r.err) : r.message);
-		if (refused)
-			line.str("state", "unchanged; retrying without the refused pids");
-		else if (!r.ok())
+		if (per_pid) {
+			line.pids("done", done);
+			std::string text;
+			for (size_t i = 0; i < pids.size(); i++)
+				if (r.status[i])
+					text += (text.empty() ? "" : ", ") + std::to_string(pids[i]) + ": " +
+						errno_text(r.status[i]);
+			line.str("refused", text);
+			line.str("state", retry.empty() ? "each pid as its status says"
+							: "unchanged; retrying without the refused pids");
+		} else if (!r.ok()) {
 			line.str("state", committed ? "committed by the kernel: counted as suspended" : "unchanged");
+		}
 		log_.write(line.done());
 
-		if (committed) {
-			for (pid_t p : pids) {
-				auto t = tenants_.find(p);
-				if (t != tenants_.end())
-					t->second = Tenant{suspend, end};
-			}
-			return;
+		for (pid_t p : done) {
+			auto t = tenants_.find(p);
+			if (t != tenants_.end())
+				t->second = Tenant{suspend, end};
 		}
-		if (!refused) {
+		if (committed)
+			return;
+		if (!per_pid) {
 			// EPIPE: the drain backend's watchdog is gone, so nothing may be stopped.
 			if (r.err == EPERM || r.err == EACCES || r.err == ENOTSUP || r.err == EPIPE)
 				fatal_ = std::string(op) + ": " + (r.message.empty() ? errno_text(r.err) : r.message);
 			return;
 		}
-		for (pid_t p : refused_gone)
+		for (pid_t p : gone_pids)
 			gone(p, "ESRCH from the backend");
-		for (pid_t p : refused_no_queues) {
-			// No queues to take off yet: counts as a fresh run window, so it
-			// is tried again after min_run rather than on every tick.
+		for (pid_t p : reset) {
+			// The suspension is given back; a GPU reset keeps the queues off.
 			auto t = tenants_.find(p);
 			if (t != tenants_.end())
-				t->second.since = end;
+				t->second = Tenant{false, end};
 			log_.write(JsonLine()
 					   .integer("t_ns", to_ns(end))
-					   .str("event", "no_queues")
+					   .str("event", "reset")
 					   .pids("pids", {p})
+					   .str("state", "RESET: released, the queues stay evicted by a GPU reset")
+					   .done());
+		}
+		for (pid_t p : held) {
+			// Another /dev/kfd file holds it: not fought. A suspend is tried
+			// again after min_run; a resume finds nothing of ours to give back.
+			auto t = tenants_.find(p);
+			if (t != tenants_.end())
+				t->second = Tenant{false, end};
+			log_.write(JsonLine()
+					   .integer("t_ns", to_ns(end))
+					   .str("event", "suspended_by_other")
+					   .pids("pids", {p})
+					   .str("state", "another controller holds its suspension; left to it")
+					   .done());
+		}
+		for (auto [p, st] : refused) {
+			// A suspend not possible now (not a KFD process yet, not on this
+			// GPU, not permitted): counts as a fresh run window, so it is
+			// tried again after min_run rather than on every tick. A resume
+			// refused so has no suspension of ours to give back.
+			auto t = tenants_.find(p);
+			if (t != tenants_.end()) {
+				if (suspend)
+					t->second.since = end;
+				else
+					t->second = Tenant{false, end};
+			}
+			log_.write(JsonLine()
+					   .integer("t_ns", to_ns(end))
+					   .str("event", st == ENOENT ? "not_kfd" : "refused")
+					   .str("op", op)
+					   .pids("pids", {p})
+					   .str("result", errno_text(st))
 					   .done());
 		}
 		pids = retry;

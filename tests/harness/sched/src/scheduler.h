@@ -36,9 +36,12 @@ class Scheduler {
 public:
 	Scheduler(Params p, Backend& backend, const Clock& clock, DecisionLog& log);
 
-	// A new best-effort tenant (again: a no-op). Asks the backend for its
-	// real state first: one found suspended is taken over as suspended.
-	void add_best_effort(pid_t pid);
+	// A new best-effort tenant (again: a no-op). starttime: its start time
+	// when the selection saw it (0: unknown), for the backend's check against
+	// pid reuse. False when the backend refused it (gone, reused). Asks the
+	// backend for its real state: one found suspended is taken over as
+	// suspended; one another controller holds is reported and left to it.
+	bool add_best_effort(pid_t pid, uint64_t starttime = 0);
 	bool has_best_effort(pid_t pid) const;
 	std::vector<pid_t> best_effort_pids() const;
 	// A tenant no longer selected (or gone): forgotten, and whatever the

@@ -183,12 +183,12 @@ TEST(DrainBackend, StopsTheWholeGroupAndContinuesIt)
 	EXPECT_STREQ(r.wait_key, "stopped_us");
 	EXPECT_TRUE(stopped(t.pid));
 	EXPECT_TRUE(eventually([&] { return stopped(t.child); })) << "the group's other process runs";
-	EXPECT_EQ(b.observed_suspended(t.pid), std::optional<bool>(true));
+	EXPECT_EQ(b.observe(t.pid).state, Backend::Observed::Suspended);
 	// A double suspend is a no-op.
 	EXPECT_TRUE(b.suspend({t.pid}, GpuSel{}).ok());
 	ASSERT_TRUE(b.resume({t.pid}, GpuSel{}).ok());
 	EXPECT_TRUE(eventually([&] { return running(t.pid) && running(t.child); }));
-	EXPECT_EQ(b.observed_suspended(t.pid), std::optional<bool>(false));
+	EXPECT_EQ(b.observe(t.pid).state, Backend::Observed::Running);
 }
 
 TEST(DrainBackend, RefusesAGonePidAndChangesNothing)

@@ -173,13 +173,68 @@ TEST_F(SchedulerTest, UnknownPidIsDroppedAndTheOthersAreSuspended)
 	s.add_best_effort(99); // not a process the backend knows: ESRCH
 	busy();
 	s.tick();
+	// Each pid on its own (the kfd ioctl): one call, 10 done, 99 refused.
+	ASSERT_EQ(count("suspend"), 1u);
+	EXPECT_EQ(backend.calls[0].err, ESRCH);
+	EXPECT_TRUE(s.suspended(10));
+	EXPECT_TRUE(backend.suspended(10));
+	EXPECT_EQ(s.best_effort_count(), 1u);
+	EXPECT_TRUE(logged("\"event\":\"tenant_gone\""));
+	EXPECT_TRUE(logged("\"done\":[10]"));
+	EXPECT_EQ(backend.preemption_cycles, 1);
+}
+
+TEST_F(SchedulerTest, ABackendThatChangesNothingOnARefusalIsCalledAgainWithoutIt)
+{
+	backend.all_or_nothing = true; // the drain backend's suspend
+	s.add_best_effort(10);
+	s.add_best_effort(99);
+	busy();
+	s.tick();
 	ASSERT_EQ(count("suspend"), 2u);
 	EXPECT_EQ(backend.calls[0].err, ESRCH);
 	EXPECT_EQ(backend.calls[1].pids, (std::vector<pid_t>{10}));
 	EXPECT_TRUE(s.suspended(10));
 	EXPECT_EQ(s.best_effort_count(), 1u);
-	EXPECT_TRUE(logged("\"event\":\"tenant_gone\""));
+	EXPECT_TRUE(logged("retrying without the refused pids"));
 	EXPECT_EQ(backend.preemption_cycles, 1) << "the refused call must not have changed anything";
+}
+
+TEST_F(SchedulerTest, ATenantHeldByAnotherControllerIsNotFought)
+{
+	backend.add_process(12);
+	backend.hold_by_other(12);
+	s.add_best_effort(12);
+	EXPECT_TRUE(logged("\"event\":\"suspended_by_other\""));
+	EXPECT_FALSE(s.suspended(12));
+	busy();
+	s.tick();
+	EXPECT_EQ(backend.calls.at(0).err, EBUSY);
+	EXPECT_FALSE(s.suspended(12));
+	clock.advance(milliseconds(10));
+	s.tick();
+	EXPECT_EQ(backend.calls.size(), 1u) << "retried inside the window";
+	backend.release_other(12); // the other controller let go
+	clock.advance(milliseconds(10));
+	s.tick();
+	EXPECT_TRUE(s.suspended(12));
+}
+
+TEST_F(SchedulerTest, AResumeAfterAResetReleasesAndSaysSo)
+{
+	s.add_best_effort(10);
+	busy();
+	s.tick();
+	backend.reset(10);
+	clock.advance(milliseconds(5));
+	idle();
+	clock.advance(milliseconds(2));
+	s.tick();
+	EXPECT_FALSE(s.suspended(10));
+	EXPECT_FALSE(backend.suspended(10));
+	EXPECT_TRUE(logged("\"event\":\"reset\""));
+	EXPECT_FALSE(s.fatal());
+	EXPECT_TRUE(s.shutdown("test"));
 }
 
 TEST_F(SchedulerTest, EpermStopsTheSchedulerAndChangesNothing)
@@ -199,7 +254,7 @@ TEST_F(SchedulerTest, EpermStopsTheSchedulerAndChangesNothing)
 	EXPECT_TRUE(logged("\"state\":\"unchanged\""));
 }
 
-TEST_F(SchedulerTest, ATenantWithoutQueuesIsRetriedAfterItsWindow)
+TEST_F(SchedulerTest, ANonKfdProcessIsRetriedAfterItsWindow)
 {
 	backend.add_process(12, false);
 	s.add_best_effort(12);
@@ -207,11 +262,11 @@ TEST_F(SchedulerTest, ATenantWithoutQueuesIsRetriedAfterItsWindow)
 	s.tick();
 	EXPECT_EQ(backend.calls.at(0).err, ENOENT);
 	EXPECT_FALSE(s.suspended(12));
-	EXPECT_TRUE(logged("\"event\":\"no_queues\""));
+	EXPECT_TRUE(logged("\"event\":\"not_kfd\""));
 	clock.advance(milliseconds(10));
 	s.tick();
 	EXPECT_EQ(backend.calls.size(), 1u) << "retried inside the window";
-	backend.add_process(12, true); // it created its queues
+	backend.add_process(12, true); // it opened /dev/kfd
 	clock.advance(milliseconds(10));
 	s.tick();
 	EXPECT_TRUE(s.suspended(12));
