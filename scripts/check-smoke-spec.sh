@@ -17,7 +17,7 @@ events=$(sed -n -E 's/^(TRACE_EVENT|DEFINE_EVENT)\(([a-z_]+, )?([a-z_0-9]+),?.*/
 
 for p in $params; do
 	grep -qE "^param[[:space:]]+$p([[:space:]]|$)" "$spec" || { echo "smoke.conf has no 'param $p'"; fail=1; }
-	grep -qE "^(load|refuse[[:space:]]+[^[:space:]]+)[[:space:]].*\b$p=" "$spec" || { echo "smoke.conf never loads with $p=..."; fail=1; }
+	grep -qE "^(load|refuse[[:space:]]+[^[:space:]]+|fallback[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+)[[:space:]].*\b$p=" "$spec" || { echo "smoke.conf never loads with $p=..."; fail=1; }
 done
 for e in $events; do
 	grep -qE "^event[[:space:]]+$e([[:space:]]|$)" "$spec" || { echo "smoke.conf has no 'event $e'"; fail=1; }

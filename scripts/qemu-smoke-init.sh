@@ -319,7 +319,7 @@ while [ "$i" -le "$LOOPS" ]; do
 	i=$((i + 1))
 done
 
-# --- load / refuse lines -------------------------------------------------
+# --- load / refuse / fallback lines ---------------------------------------
 while read -r line <&3; do
 	set -f
 	# shellcheck disable=SC2086
@@ -364,6 +364,31 @@ while read -r line <&3; do
 				unload >/dev/null 2>&1
 				fail "$line [module left loaded]" "insmod failed but /sys/module/amdgpu exists"
 			fi
+		fi ;;
+	fallback)
+		pname=${1%%=*}
+		want=${1#*=}
+		re=$2
+		shift 2
+		[ -e /sys/module/amdgpu ] && krmmod amdgpu >/dev/null 2>&1
+		k=$(klines)
+		if ! out=$(kinsmod "$KO" "$@" 2>&1); then
+			fail "$line" "insmod $* failed, but a bad value must fall back: $out; dmesg: $(kdelta "$k" | tail -n 5 | oneline)"
+			continue
+		fi
+		got=$(cat "/sys/module/amdgpu/parameters/$pname" 2>&1) || got="unreadable: $got"
+		delta=$(kdelta "$k")
+		if unload; then unloaded=1; else unloaded=0; fi
+		if printf '%s\n' "$delta" | grep -qE "$BADRE"; then
+			fail "$line" "kernel BUG/WARNING/Oops during the load: $(printf '%s\n' "$delta" | grep -E "$BADRE" | head -n 3 | oneline)"
+		elif ! printf '%s\n' "$delta" | grep -qE -- "$re"; then
+			fail "$line" "loaded, but its dmesg does not match /$re/: $(printf '%s' "$delta" | tail -n 5 | oneline)"
+		elif [ "$got" != "$want" ]; then
+			fail "$line" "loaded and warned, but $pname reads back '$got', not the default '$want'"
+		elif [ $unloaded -eq 0 ]; then
+			fail "$line" "$detail"
+		else
+			pass "$line"
 		fi ;;
 	esac
 done 3<"$SPEC"

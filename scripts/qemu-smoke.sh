@@ -168,10 +168,14 @@ while IFS= read -r raw || [ -n "$raw" ]; do
 	write) [ $nargs -ge 2 ] || usage_err "$where: 'write PATH VALUE' needs a path and a value: $line" ;;
 	load) ;;
 	refuse) [ $nargs -ge 2 ] || usage_err "$where: 'refuse REGEX ARGS...' needs a regex and arguments: $line" ;;
+	fallback)
+		if [ $nargs -lt 3 ] || [[ ${w[1]} != [a-z]*=* ]]; then
+			usage_err "$where: 'fallback NAME=VALUE REGEX ARGS...' needs a parameter's read-back, a regex and arguments: $line"
+		fi ;;
 	tenant)
 		[ $nargs -eq 1 ] || usage_err "$where: 'tenant CHECK' takes one argument: $line"
 		tenant_checks+=("${w[1]}:$where") ;;
-	*) usage_err "$where: unknown directive '${w[0]}' (param, event, debugfs, write, load, refuse, tenant)" ;;
+	*) usage_err "$where: unknown directive '${w[0]}' (param, event, debugfs, write, load, refuse, fallback, tenant)" ;;
 	esac
 	spec_lines+=("$line")
 done <"$SPEC"
@@ -186,7 +190,7 @@ for ((i = 1; i <= LOOPS; i++)); do
 	expected+=("loop $i/$LOOPS rmmod")
 done
 for l in "${spec_lines[@]}"; do
-	case $l in load | load\ * | refuse\ *) expected+=("$l") ;; esac
+	case $l in load | load\ * | refuse\ * | fallback\ *) expected+=("$l") ;; esac
 done
 [ -n "$STACK" ] && expected+=("stack unloaded")
 expected+=("kernel taint clean")
