@@ -13,9 +13,10 @@
 #   kernel  a kernel tree (drivers/gpu/drm/amd/...): upstream, a
 #           distribution's kernel, ROCm's ROCK-Kernel-Driver
 #   dkms    the amdgpu-dkms source (amd/amdgpu, amd/amdkfd, amd/dkms at the
-#           top), as in /usr/src/amdgpu-<version>; paths are rewritten, and
-#           files outside the driver (MAINTAINERS, drivers/gpu/drm/Makefile)
-#           are left out and listed
+#           top), as in /usr/src/amdgpu-<version>; paths are rewritten,
+#           include/ keeps its path (the tree carries
+#           include/uapi/linux/kfd_ioctl.h), and files outside the driver
+#           (MAINTAINERS, drivers/gpu/drm/Makefile) are left out and listed
 #
 # Options:
 #   --series DIR   the series (default: for a dkms DEST patches/rocm-6.4,
@@ -322,6 +323,7 @@ to_dest() {
 	if [ "$SLAYOUT" = "$LAYOUT" ]; then echo "$1"; return; fi
 	case $LAYOUT:$1 in
 	dkms:drivers/gpu/drm/amd/*|kernel:amd/*) alt_path "$1" ;;
+	*:include/*) echo "$1" ;;
 	esac
 }
 # to_series P: a path of DEST in the series' layout.
@@ -346,7 +348,7 @@ for i in "${!PLIST[@]}"; do
 			}
 			/^diff --git / {
 				f = $3; sub(/^a\//, "", f)
-				keep = (f ~ from)
+				keep = (f ~ from || f ~ /^include\//)
 				if (!keep) print f >> dropped
 				if (keep) { $3 = fix($3); $4 = fix($4) }
 			}

@@ -17,10 +17,12 @@
 #              says CONFLICT with the file; stop mode leaves the git am
 #              session open and the later patches "not tried"; --keep-going
 #              skips it, tries the rest and leaves no session open
-#  dkms layout: amd/amdkfd and amd/amdgpu of the base in a fresh repository without the
-#  base's objects, with a changed context line: the rewritten patches apply
-#  (3-way, from preimage blobs of the series' base), MAINTAINERS and
-#  drivers/gpu/drm/Makefile are reported as left out; a directory that is
+#  dkms layout: amd/amdkfd and amd/amdgpu of the base (and the include/
+#  files the series changes, at the same path) in a fresh repository without
+#  the base's objects, with a changed context line: the rewritten patches
+#  apply (3-way, from preimage blobs of the series' base), include/ is
+#  changed where it is, MAINTAINERS and drivers/gpu/drm/Makefile are
+#  reported as left out; a directory that is
 #  not a repository (as /usr/src/amdgpu-x.y is) is copied, not changed.
 #  --dry-build prints the build command for both layouts.
 #  The wrong merges on the vendor tree: port-vendor-test.sh.
@@ -173,9 +175,15 @@ summary=$(for k in $(seq "$npatch"); do status_of "$tmp/keep.txt" "$(printf %04d
 # --- dkms layout -------------------------------------------------------------------------------
 d=$tmp/dkms
 mkdir -p "$d/amd"
-git -C "$base" archive kfdmp-base drivers/gpu/drm/amd/amdkfd drivers/gpu/drm/amd/amdgpu | tar -x -C "$tmp"
+# and the files under include/ the series changes, at the same path (as
+# amdgpu-dkms carries include/uapi/linux/kfd_ioctl.h)
+mapfile -t incs < <(printf '%s\n' "${touched[@]}" | grep '^include/' || true)
+have=()
+for f in "${incs[@]}"; do git -C "$base" cat-file -e "kfdmp-base:$f" 2>/dev/null && have+=("$f"); done
+git -C "$base" archive kfdmp-base drivers/gpu/drm/amd/amdkfd drivers/gpu/drm/amd/amdgpu "${have[@]}" | tar -x -C "$tmp"
 mv "$tmp/drivers/gpu/drm/amd/amdkfd" "$d/amd/amdkfd"
 mv "$tmp/drivers/gpu/drm/amd/amdgpu" "$d/amd/amdgpu"
+[ ${#have[@]} = 0 ] || mv "$tmp/include" "$d/include"
 mkdir -p "$d/amd/dkms"
 echo '#!/bin/sh' >"$d/amd/dkms/pre-build.sh"
 cp -a "$d" "$tmp/dkms-plain"
@@ -201,6 +209,11 @@ grep -q '^layout: dkms' "$tmp/dkms.txt" && ok "dkms layout detected" || bad "dkm
 	{ cat "$tmp/dkms.txt"; bad "dkms layout: 0001 is '$(status_of "$tmp/dkms.txt" 0001)'"; }
 grep -q 'left out (not in the dkms layout): MAINTAINERS' "$tmp/dkms.txt" && ok "dkms layout: MAINTAINERS reported as left out" ||
 	bad "dkms layout: MAINTAINERS not reported"
+if [ ${#incs[@]} -gt 0 ]; then
+	if grep -q 'left out (not in the dkms layout):.* include/' "$tmp/dkms.txt"; then bad "dkms layout: include/ reported as left out"
+	elif git -C "$tmp/w-dkms" diff --quiet "$(git -C "$d" rev-parse HEAD)" kfdmp-port -- "${incs[@]}"; then bad "dkms layout: the series' changes to ${incs[*]} are missing"
+	else ok "dkms layout: ${incs[*]} changed at the same path, not left out"; fi
+fi
 [ -f "$tmp/w-dkms/amd/amdkfd/kfd_mp.c" ] && [ ! -e "$d/amd/amdkfd/kfd_mp.c" ] && ok "dkms layout: amd/amdkfd/kfd_mp.c created in the work tree, not in DEST" || bad "dkms layout: kfd_mp.c"
 grep -q "build (--dry-build): make -C $tmp/w-dkms.build KERNELVER=$KVER_DEFAULT kernel_build_dir=/lib/modules/$KVER_DEFAULT/build .* modules" "$tmp/dkms.log" &&
 	ok "dkms layout: --dry-build prints the tree's own make (KERNELVER=, on a copy)" || { grep build "$tmp/dkms.log"; bad "dkms layout: --dry-build output"; }

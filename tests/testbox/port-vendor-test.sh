@@ -81,17 +81,24 @@ if [ "$mode" = upstream ]; then
 	series=$prefix
 fi
 
-# The directories of the vendor tree the series touches (amd/amdkfd, ...).
+# What of the vendor tree the series touches, in its (dkms) layout: the
+# directories amd/amdkfd, amd/amdgpu, ... whole, and every file outside amd/
+# the tarball has (include/uapi/linux/kfd_ioctl.h); MAINTAINERS and
+# drivers/gpu/drm/Makefile have no place there. Derived from the patches, so
+# a patch that starts touching another file brings it along.
 mapfile -t dirs < <(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$series"/[0-9]*.patch | sed 's|^drivers/gpu/drm/amd/|amd/|' |
-	awk -F/ '$1 == "amd" { print $1 "/" $2 }' | sort -u)
+	awk -F/ '$1 == "amd" { print $1 "/" $2; next } $1 == "include" { print }' | sort -u)
 pats=()
-for d in "${dirs[@]}"; do pats+=("*/$d/*"); done
-tar -x -C "$work" -f "$tarball" --wildcards "${pats[@]}" "*/amd/dkms/*" --no-wildcards-match-slash "*/Makefile" 2>/dev/null || true
+for d in "${dirs[@]}"; do pats+=("*/$d"); done
+tar -x -C "$work" -f "$tarball" --wildcards --no-wildcards-match-slash "${pats[@]}" "*/amd/dkms" "*/Makefile" 2>/dev/null || true
 vsrc=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n1)
 [ -n "$vsrc" ] && [ -d "$vsrc/amd/amdkfd" ] || { bad "no amd/amdkfd in $tarball"; verdict "port vendor test ($mode)"; }
+have=()
+for d in "${dirs[@]}"; do [ ! -e "$vsrc/$d" ] || have+=("$d"); done
+dirs=("${have[@]}")
 ok "unpacked ${dirs[*]} of $(basename "$tarball") into build/ ($(( $(date +%s) - t0 )) s)"
 
-# vendor_repo DIR: a git repository of the vendor's directories (pristine).
+# vendor_repo DIR: a git repository of those parts of the vendor tree (pristine).
 vendor_repo() {
 	mkdir -p "$1"
 	for d in "${dirs[@]}"; do mkdir -p "$1/$(dirname "$d")"; cp -a "$vsrc/$d" "$1/$d"; done
@@ -209,16 +216,36 @@ f=$(finding "$tmp/k.txt" any 'amd/amdkfd/Makefile:[0-9]+ top level \[base\] conf
 grep -q "^DEST $tmp/box is unchanged" "$tmp/k.txt" && ok "the report says so" || bad "report: DEST line"
 
 # --- stop mode: the session stays open in the work tree --------------------------------------------------------------
+# Where it stops follows from the survey, whatever the series holds: at the
+# survey's first CONFLICT, with every patch before it as the survey had it,
+# the same findings there (origin ? without --pristine), the rest not tried.
 rc=0
 "$port" "$tmp/box" --series "$series" --work "$work/stop" --branch kfdmp-stop --report "$tmp/s.txt" >/dev/null 2>&1 || rc=$?
-[ "$rc" = 1 ] && [[ $(status_of "$tmp/s.txt" 0001) == CONFLICT* ]] && [[ $(status_of "$tmp/s.txt" 0002) == "not tried"* ]] &&
-	ok "stop mode: 0001 CONFLICT, 0002 not tried" || { cat "$tmp/s.txt"; bad "stop mode: exit $rc"; }
+statuses() { awk '/^  [0-9][0-9][0-9][0-9]-/ { n = substr($1, 1, 4); $1 = ""; sub(/^ +/, ""); sub(/ - left out .*/, ""); print n "\t" $0 }' "$1"; }
+nc=$(statuses "$tmp/k.txt" | awk -F'\t' '$2 ~ /^CONFLICT/ { print $1; exit }')
+[ -n "$nc" ] || bad "stop mode: the survey has no conflict to stop at"
+want=$(statuses "$tmp/k.txt" | awk -F'\t' -v nc="$nc" '$1 < nc { print; next } $1 == nc { print $1 "\tCONFLICT"; next } { print $1 "\tnot tried" }')
+got=$(statuses "$tmp/s.txt" | sed 's/\tCONFLICT.*/\tCONFLICT/')
+[ "$rc" = 1 ] && [ "$got" = "$want" ] &&
+	ok "stop mode: exit 1, stopped at $nc (the survey's first conflict: $(status_of "$tmp/k.txt" "$nc")), the patches before it as in the survey, the rest not tried" ||
+	{ cat "$tmp/s.txt"; diff <(echo "$want") <(echo "$got") || true; bad "stop mode: exit $rc, not stopped at ${nc:-?} as the survey says"; }
 gd=$(git -C "$work/stop" rev-parse --absolute-git-dir)
-[ -d "$gd/rebase-apply" ] && [ "$(cat "$gd/rebase-apply/last")" -gt 1 ] && grep -q '^<<<<<<<' "$work/stop/amd/amdkfd/kfd_device_queue_manager.c" &&
-	ok "stop mode: git am session open in the work tree with markers, the later patches queued ($(cat "$gd/rebase-apply/last") in all)" ||
-	bad "stop mode: no open session with the rest queued"
-[ -n "$(finding "$tmp/s.txt" 0001 'map_queues_cpsch\(\) \[\?\] conflict:')" ] && ok "stop mode: without --pristine the origin is ?" ||
-	bad "stop mode: no map_queues_cpsch() conflict with origin ?"
+if [ "$(status_of "$tmp/k.txt" "${nc:-none}")" = "CONFLICT (git merged it, wrongly)" ]; then
+	grep -q "^stopped: git applied $nc-.* but the merge is wrong" "$tmp/s.txt" && ok "stop mode: $nc committed, the report says the merge is wrong" ||
+		bad "stop mode: no 'merge is wrong' note for $nc"
+else
+	mapfile -t unmerged < <(git -C "$work/stop" diff --name-only --diff-filter=U)
+	marked=$(cd "$work/stop" && grep -l '^<<<<<<<' -- "${unmerged[@]}" 2>/dev/null | head -n1 || true)
+	queued=$(statuses "$tmp/s.txt" | awk -F'\t' -v nc="$nc" '$1 >= nc && $2 !~ /^nothing to apply/' | wc -l)
+	[ -d "$gd/rebase-apply" ] && [ "$(cat "$gd/rebase-apply/last")" = "$queued" ] && [ -n "$marked" ] &&
+		ok "stop mode: git am session open in the work tree with markers ($marked), $nc and the later patches queued ($queued in all)" ||
+		bad "stop mode: no open session with markers and the $queued patches from $nc on queued"
+fi
+kf=$(finding "$tmp/k.txt" "${nc:-none}" '^      ! ' | sed -E 's/ \[(base|local|base\+local)\] / [?] /')
+sf=$(finding "$tmp/s.txt" "${nc:-none}" '^      ! ')
+[ -n "$sf" ] && [ "$sf" = "$kf" ] && ! grep -qvE ' \[\?\] ' <<<"$sf" &&
+	ok "stop mode: without --pristine the origin is ?, the findings at $nc as in the survey ($(wc -l <<<"$sf"))" ||
+	{ diff <(echo "$kf") <(echo "$sf") || true; bad "stop mode: the findings at ${nc:-?} differ from the survey's, or have an origin other than ?"; }
 [ "$(git -C "$tmp/box" rev-parse HEAD)" = "$box_head" ] && [ -z "$(git -C "$tmp/box" status --porcelain)" ] && ok "stop mode: DEST unchanged" || bad "stop mode: DEST changed"
 
 # --- case 1: pm_calc_rlib_size(), a merge git makes by itself -------------------------------------------------------
@@ -274,13 +301,24 @@ out=$("$port" "$tmp/box" --series "$series" --keep-going --frobnicate 2>&1) && b
 if [ -f "$vsrc/Makefile" ] && [ -f "$vsrc/amd/dkms/pre-build.sh" ]; then
 	b=$tmp/buildable
 	mkdir -p "$b/amd"
-	# amd/amdkfd of the upstream series' base, so that the series applies
-	if git -C "${TREE:-$BUILD/tree}" rev-parse -q --verify kfdmp-base >/dev/null 2>&1; then
-		git -C "${TREE:-$BUILD/tree}" archive kfdmp-base drivers/gpu/drm/amd/amdkfd | tar -x -C "$tmp"
+	# Every file the series changes, as the upstream series' base has it
+	# (so that the series applies), in the dkms layout: amd/... and include/...
+	mapfile -t bfiles < <(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$series"/[0-9]*.patch | grep -E '^(drivers/gpu/drm/amd|include)/' | sort -u)
+	if git -C "$tree" rev-parse -q --verify kfdmp-base >/dev/null 2>&1; then
+		for f in "${bfiles[@]}"; do
+			git -C "$tree" cat-file -e "kfdmp-base:$f" 2>/dev/null || continue
+			mkdir -p "$tmp/ub/$(dirname "$f")"
+			git -C "$tree" cat-file blob "kfdmp-base:$f" >"$tmp/ub/$f"
+		done
 	else
-		tar -x -C "$tmp" -f "${KSRC:-/usr/src/linux-source-6.12.tar.xz}" --wildcards --strip-components=1 '*/drivers/gpu/drm/amd/amdkfd/*'
+		mkdir -p "$tmp/ub"
+		tar -x -C "$tmp/ub" -f "${KSRC:-/usr/src/linux-source-6.12.tar.xz}" --wildcards --no-wildcards-match-slash --strip-components=1 \
+			"${bfiles[@]/#/*/}" 2>/dev/null || true
 	fi
-	mv "$tmp/drivers/gpu/drm/amd/amdkfd" "$b/amd/amdkfd"
+	mkdir -p "$tmp/ub/drivers/gpu/drm/amd" "$tmp/ub/include"
+	cp -a "$tmp/ub/drivers/gpu/drm/amd/." "$b/amd/"
+	cp -a "$tmp/ub/include" "$b/include"
+	[ -f "$b/amd/amdkfd/kfd_priv.h" ] || bad "--build: no amd/amdkfd/kfd_priv.h of the upstream base"
 	cp "$vsrc/Makefile" "$b/Makefile"
 	mkdir -p "$b/amd/dkms/config"
 	# pre-build.sh as far as the arguments go: it records them, links the
@@ -306,7 +344,7 @@ EOF
 	git -C "$b" init -q -b vendor && git -C "$b" add -A -f . && git -C "$b" -c user.name=v -c user.email=v@v commit -q -m v
 	rc=0
 	KFDMP_TEST_ARGS=$tmp/args KDIR=$kd KVER=5.10.0-32-amd64 "$port" "$b" --series "$series" --work "$work/b" --build >"$tmp/b.log" 2>&1 || rc=$?
-	mapfile -t args <"$tmp/args" 2>/dev/null || args=()
+	mapfile -t args 2>/dev/null <"$tmp/args" || args=()
 	[ "$rc" = 0 ] && ok "--build on the dkms layout: exit 0" || { tail -n 20 "$tmp/b.log"; bad "--build: exit $rc"; }
 	[ "${args[0]:-}" = 4 ] && [ "${args[1]}" = 5.10.0-32-amd64 ] && [ "${args[2]}" = "$work/b.build" ] && [[ ${args[3]} == /tmp/amd.* ]] && [ -n "${args[4]}" ] &&
 		ok "pre-build.sh got its four arguments: ${args[*]:1}" || bad "pre-build.sh arguments: ${args[*]:-none}"
