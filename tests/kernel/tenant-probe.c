@@ -1,39 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tenant-probe - AMDKFD_IOC_TENANT_CTL (patch 0026) on a node-less load.
+ * tenant-probe - AMDKFD_IOC_TENANT_CTL on a node-less load.
  *
  * Runs in the qemu-smoke guest (scripts/qemu-smoke-init.sh, directive
  * `tenant CHECK` of tests/kernel/smoke.conf) as root with amdgpu loaded and
- * no GPU: /dev/kfd exists, the topology has only the CPU node, so the
- * probe's own KFD process (created by its open of /dev/kfd) has no process
- * device (p->n_pdds == 0). Built by scripts/qemu-smoke.sh with
- * `gcc -static` against the uapi header of the tree under test (the 6.12
- * tree after the series, or the ROCm stack's), so the number and layout
- * come from the patch itself; the asserts below pin them.
+ * no GPU: /dev/kfd exists, the topology has only the CPU node, so every KFD
+ * process (the probe's own, created by its open of /dev/kfd, and those of
+ * `tenant-probe --hold`) has no process device. Built by
+ * scripts/qemu-smoke.sh with `gcc -static` against the uapi header of the
+ * tree under test (the 6.12 tree after the series, or the ROCm stack's), so
+ * the number and layout come from the patch itself; the asserts below pin
+ * them (docs/tenant-control.md, section 2).
  *
- * Every expectation is read from kfd_mp_tenant.c (identical on both
- * bases) and the dispatchers in kfd_chardev.c:
- *  - kfd_ioctl_tenant_ctl(): QUERY (num_pids and flags must be 0) before
- *    anything else; op > GET_STATE EINVAL; then capable(CAP_SYS_ADMIN)
- *    (EPERM); then num_pids 1..64 and flags EINVAL; pids_ptr EFAULT;
- *    status_ptr probed with clear_user() EFAULT; each pid resolved, ESRCH
- *    with status[i] = -ESRCH; magic is written only on success (or
- *    ETIME/EIO).
- *  - kfd_tenant_ctl_procs(): a process named twice EINVAL; SET_CLASS
- *    class > BEST_EFFORT EINVAL, otherwise stored with no GPU involved;
- *    SUSPEND/RESUME/GET_STATE select the process devices:
- *    kfd_tenant_select() with none found answers ENOENT with
- *    KFD_IOC_TENANT_FLAG_ALL_GPUS and EINVAL without it.
- *  - trace_kfd_tenant_ctl() fires only in kfd_tenant_apply(), once per GPU
- *    of an applied SUSPEND/RESUME: never on a node-less load.
- *  - A driver without the command: upstream's kfd_ioctl() answers ENOTTY
- *    for nr 0x70, ROCm's EINVAL.
+ * What each check expects (the uapi's contract, docs/tenant-control.md
+ * section 3, and kfd_mp_tenant.c, the same file on both bases):
+ *  - num_targets 0 with a valid op and flags returns 0, without privilege:
+ *    the probe for the command. A driver without it answers ENOTTY
+ *    (upstream's kfd_ioctl(): nr at or past AMDKFD_COMMAND_END) or EINVAL
+ *    (ROCm's dispatcher), and every check then exits 3, "no tenant-control
+ *    ioctl".
+ *  - Errors of the call itself fill nothing: EINVAL for an unknown op or
+ *    flag, FLAG_ALL_GPUS with a gpu_id, num_targets > 64; EPERM without
+ *    CAP_SYS_ADMIN; EFAULT for unreadable pidfds or an unwritable status
+ *    array.
+ *  - Per target, in status[] (the call returns the first one): EBADF not a
+ *    pidfd; ESRCH the target has exited (a zombie or reaped); ENOENT not a
+ *    KFD process, or with FLAG_ALL_GPUS a KFD process without a GPU (every
+ *    process here); EINVAL a gpu_id that is not one of the target's GPUs.
+ *  - A suspension belongs to the /dev/kfd file that made it and is given
+ *    back when the file is released; here nothing can be suspended, so the
+ *    release of a controller's file has nothing to resume, and the driver
+ *    answers as before afterwards.
+ *  - trace_kfd_tenant_ctl() fires once per GPU of an applied SUSPEND/RESUME:
+ *    never on a node-less load.
  *
  * Usage: tenant-probe CHECK | --list | --hold. Prints one line "ok: ..."
  * (exit 0), or the failures (exit 1); "no tenant-control ioctl ..." (exit
- * 3) when QUERY does not answer the magic; usage errors exit 2. --hold
- * opens /dev/kfd, prints "held PID" and waits for a signal: a KFD process
- * for the kfdmp-sched check to name.
+ * 3) when the probe (num_targets 0) is refused as by a driver without the
+ * command; usage errors exit 2. --hold opens /dev/kfd, prints "held PID"
+ * and waits for a signal: a KFD process to name as a target (kfdmp-sched's
+ * check, and the checks below through hold_child()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,41 +53,59 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/kfd_ioctl.h>
 
+/* glibc < 2.31 lacks the number; it is 434 on every architecture (5.3+). */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
 typedef struct kfd_ioctl_tenant_ctl_args targs;
 
-/* The ABI both bases must share (docs/tenant-control.md, section 2.3). */
-_Static_assert(sizeof(targs) == 56, "struct kfd_ioctl_tenant_ctl_args is 56 bytes");
-_Static_assert(offsetof(targs, pids_ptr) == 0 && offsetof(targs, status_ptr) == 8 &&
-	       offsetof(targs, wait_ns) == 16 && offsetof(targs, op) == 24 &&
-	       offsetof(targs, flags) == 28 && offsetof(targs, gpu_id) == 32 &&
-	       offsetof(targs, num_pids) == 36 && offsetof(targs, tenant_class) == 40 &&
-	       offsetof(targs, state) == 44 && offsetof(targs, magic) == 48 &&
-	       offsetof(targs, version) == 52, "field offsets");
-_Static_assert(_IOC_NR(AMDKFD_IOC_TENANT_CTL) == 0x70, "command number 0x70");
+/* The ABI both bases must share (docs/tenant-control.md, section 2). */
+_Static_assert(sizeof(targs) == 48, "struct kfd_ioctl_tenant_ctl_args is 48 bytes");
+_Static_assert(offsetof(targs, pidfds_ptr) == 0 && offsetof(targs, status_ptr) == 8 &&
+	       offsetof(targs, state_ptr) == 16 && offsetof(targs, wait_ns) == 24 &&
+	       offsetof(targs, op) == 32 && offsetof(targs, flags) == 36 &&
+	       offsetof(targs, gpu_id) == 40 && offsetof(targs, num_targets) == 44,
+	       "field offsets");
+_Static_assert(_IOC_NR(AMDKFD_IOC_TENANT_CTL) == 0x29, "command number 0x29");
+_Static_assert(_IOC_NR(AMDKFD_IOC_TENANT_CTL) < AMDKFD_COMMAND_END, "inside the core range");
 _Static_assert(_IOC_TYPE(AMDKFD_IOC_TENANT_CTL) == 'K', "ioctl type 'K'");
 _Static_assert(_IOC_DIR(AMDKFD_IOC_TENANT_CTL) == (_IOC_READ | _IOC_WRITE), "IOWR");
-_Static_assert(_IOC_SIZE(AMDKFD_IOC_TENANT_CTL) == 56, "size in the command word");
-_Static_assert(KFD_IOC_TENANT_MAGIC == 0x4b464454u && KFD_IOC_TENANT_VERSION == 1,
-	       "magic and version");
-_Static_assert(KFD_IOC_TENANT_OP_QUERY == 0 && KFD_IOC_TENANT_OP_SUSPEND == 1 &&
-	       KFD_IOC_TENANT_OP_RESUME == 2 && KFD_IOC_TENANT_OP_SET_CLASS == 3 &&
-	       KFD_IOC_TENANT_OP_GET_STATE == 4, "ops");
-_Static_assert(KFD_IOC_TENANT_FLAG_ALL_GPUS == 1 && KFD_IOC_TENANT_MAX_PIDS == 64 &&
-	       KFD_IOC_TENANT_CLASS_BEST_EFFORT == 2, "flags, limits, classes");
+_Static_assert(_IOC_SIZE(AMDKFD_IOC_TENANT_CTL) == 48, "size in the command word");
+_Static_assert(KFD_IOC_TENANT_OP_SUSPEND == 1 && KFD_IOC_TENANT_OP_RESUME == 2 &&
+	       KFD_IOC_TENANT_OP_GET_STATE == 3, "ops");
+_Static_assert(KFD_IOC_TENANT_FLAG_ALL_GPUS == 1 && KFD_IOC_TENANT_MAX_TARGETS == 64,
+	       "flags, limits");
+_Static_assert(KFD_IOC_TENANT_STATE_SUSPENDED == 1 && KFD_IOC_TENANT_STATE_OWNED == 2 &&
+	       KFD_IOC_TENANT_STATE_EVICTED == 4 && KFD_IOC_TENANT_STATE_HAS_QUEUES == 8 &&
+	       KFD_IOC_TENANT_STATE_RESET == 16, "states");
+#if defined(KFD_IOC_TENANT_MAGIC) || defined(KFD_IOC_TENANT_OP_QUERY) || \
+	defined(KFD_IOC_TENANT_OP_SET_CLASS) || defined(AMDKFD_COMMAND_START_MP)
+#error "the header still has the private range, QUERY, SET_CLASS or the magic"
+#endif
 
 #define NOBODY 65534
 #define TRACEFS "/sys/kernel/tracing"
 #define EVENT TRACEFS "/events/amdkfd/kfd_tenant_ctl/enable"
 #define MARKER "tenant-probe: start"
+#define UNTOUCHED 0x55555555 /* a status entry the kernel did not write */
+
+static const uint32_t ops[] = { KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_OP_RESUME,
+				KFD_IOC_TENANT_OP_GET_STATE };
+static const char *const op_names[] = { "SUSPEND", "RESUME", "GET_STATE" };
+#define NOPS 3
 
 static int kfd = -1;
 static int nfail;
 static int ncalls;
 static char failures[4096];
+static int self_fd = -1;	/* pidfd of the probe itself */
 
 static void failf(const char *fmt, ...)
 {
@@ -98,9 +122,22 @@ static void failf(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(1);
+}
+
 static const char *ename(int e)
 {
-	static char buf[16];
+	static char buf[4][16];
+	static int n;
 
 	switch (e) {
 	case 0: return "0";
@@ -109,15 +146,41 @@ static const char *ename(int e)
 	case ESRCH: return "ESRCH";
 	case EBADF: return "EBADF";
 	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
 	case EINVAL: return "EINVAL";
 	case ENOTTY: return "ENOTTY";
 	case EACCES: return "EACCES";
+	case EINTR: return "EINTR";
 	case ETIME: return "ETIME";
 	case EIO: return "EIO";
 	case ENOMEM: return "ENOMEM";
 	}
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
+	n = (n + 1) % 4;
+	snprintf(buf[n], sizeof(buf[n]), "errno %d", e);
+	return buf[n];
+}
+
+/* A status entry as text: "-ENOENT", "0", "untouched". */
+static const char *sname(int32_t v)
+{
+	static char buf[4][24];
+	static int n;
+
+	if (v == UNTOUCHED)
+		return "untouched";
+	if (v >= 0) {
+		n = (n + 1) % 4;
+		snprintf(buf[n], sizeof(buf[n]), "%d", v);
+		return buf[n];
+	}
+	n = (n + 1) % 4;
+	snprintf(buf[n], sizeof(buf[n]), "-%s", ename(-v));
+	return buf[n];
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
 /* The ioctl; returns 0 or the errno. */
@@ -127,63 +190,98 @@ static int tctl(targs *a)
 	return ioctl(kfd, AMDKFD_IOC_TENANT_CTL, a) ? errno : 0;
 }
 
-static targs mk(uint32_t op, uint32_t flags, const uint32_t *pids, uint32_t n, int32_t *status)
+static targs mk(uint32_t op, uint32_t flags, const int32_t *fds, uint32_t n, int32_t *status)
 {
 	targs a;
 
 	memset(&a, 0, sizeof(a));
 	a.op = op;
 	a.flags = flags;
-	a.pids_ptr = (uintptr_t)pids;
-	a.num_pids = n;
+	a.pidfds_ptr = (uintptr_t)fds;
+	a.num_targets = n;
 	a.status_ptr = (uintptr_t)status;
 	return a;
 }
 
-/* Expect errno `want` (0: success); for an error, magic must stay unset. */
-static void expect(const char *what, targs *a, int want)
+static void fill(int32_t *status, unsigned int n)
 {
-	int got;
+	while (n--)
+		status[n] = UNTOUCHED;
+}
 
-	a->magic = 0;
-	got = tctl(a);
+/* Expect errno `want` (0: success) of the call. */
+static int expect(const char *what, targs *a, int want)
+{
+	int got = tctl(a);
+
 	if (got != want)
 		failf("%s: %s, expected %s", what, ename(got), ename(want));
-	else if (want && a->magic)
-		failf("%s: %s but magic 0x%x written", what, ename(got), a->magic);
+	return got;
+}
+
+/* A call-level error: `want`, and no status entry written. */
+static void expect_call_error(const char *what, targs a, unsigned int n, int want)
+{
+	int32_t status[KFD_IOC_TENANT_MAX_TARGETS + 2];
+	unsigned int i;
+
+	fill(status, KFD_IOC_TENANT_MAX_TARGETS + 2);
+	if (a.num_targets)
+		a.status_ptr = (uintptr_t)status;
+	expect(what, &a, want);
+	for (i = 0; i < n && i < KFD_IOC_TENANT_MAX_TARGETS + 2; i++)
+		if (status[i] != UNTOUCHED) {
+			failf("%s: %s wrote status[%u] = %s", what, ename(want), i, sname(status[i]));
+			break;
+		}
+}
+
+/* Per-target errors: the call returns the first, status holds each. */
+static void expect_targets(const char *what, uint32_t op, uint32_t flags, uint32_t gpu_id,
+			   const int32_t *fds, unsigned int n, const int32_t *want)
+{
+	int32_t status[8];
+	int first = 0, got;
+	unsigned int i;
+	targs a;
+
+	fill(status, 8);
+	for (i = 0; i < n; i++)
+		if (want[i] && !first)
+			first = -want[i];
+	a = mk(op, flags, fds, n, status);
+	a.gpu_id = gpu_id;
+	got = tctl(&a);
+	if (got != first)
+		failf("%s: %s, expected %s", what, ename(got), ename(first));
+	for (i = 0; i < n; i++)
+		if (status[i] != want[i])
+			failf("%s: status[%u] %s, expected %s", what, i, sname(status[i]),
+			      sname(want[i]));
 }
 
 static void open_kfd(void)
 {
 	kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
-	if (kfd < 0) {
-		printf("FAIL: open /dev/kfd: %s\n", strerror(errno));
-		exit(1);
-	}
+	if (kfd < 0)
+		die("open /dev/kfd: %s", strerror(errno));
 }
 
-/* QUERY; exits 3 when the driver has no tenant-control command. */
-static void query_or_exit(const char *who)
+/* The probe: num_targets 0. Exits 3 when the driver has no such command. */
+static void probe_or_exit(const char *who)
 {
-	targs a = mk(KFD_IOC_TENANT_OP_QUERY, 0, NULL, 0, NULL);
+	targs a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, NULL, 0, NULL);
 	int e = tctl(&a);
 
-	if (e == ENOTTY || e == EINVAL || (!e && a.magic != KFD_IOC_TENANT_MAGIC)) {
-		if (e)
-			printf("no tenant-control ioctl: QUERY (nr 0x70) %s %s (%s)\n", who, ename(e),
-			       e == ENOTTY ? "upstream's answer to an unknown command"
-					   : "ROCm's answer to an unknown command");
-		else
-			printf("no tenant-control ioctl: QUERY (nr 0x70) %s returned 0 with magic 0x%08x, not 0x%08x\n",
-			       who, a.magic, KFD_IOC_TENANT_MAGIC);
+	if (e == ENOTTY || e == EINVAL) {
+		printf("no tenant-control ioctl: probe (nr 0x%02x, num_targets 0) %s %s (%s)\n",
+		       (unsigned int)_IOC_NR(AMDKFD_IOC_TENANT_CTL), who, ename(e),
+		       e == ENOTTY ? "upstream's answer to an unknown command"
+				   : "ROCm's answer to an unknown command");
 		exit(3);
 	}
-	if (e) {
-		printf("FAIL: QUERY %s: %s\n", who, ename(e));
-		exit(1);
-	}
-	if (a.version != KFD_IOC_TENANT_VERSION)
-		failf("QUERY %s: version %u, expected %u", who, a.version, KFD_IOC_TENANT_VERSION);
+	if (e)
+		die("probe (num_targets 0) %s: %s", who, ename(e));
 }
 
 static unsigned long long cap_eff(void)
@@ -205,262 +303,339 @@ static unsigned long long cap_eff(void)
  * stays usable: kfd_ioctl() only checks that the same process calls. */
 static void drop_privilege(void)
 {
-	if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY)) {
-		printf("FAIL: setresuid(%d): %s\n", NOBODY, strerror(errno));
-		exit(1);
-	}
-	if (cap_eff() != 0) {
-		printf("FAIL: CapEff %llx after setresuid(%d), expected 0\n", cap_eff(), NOBODY);
-		exit(1);
-	}
+	if (setresgid(NOBODY, NOBODY, NOBODY) || setresuid(NOBODY, NOBODY, NOBODY))
+		die("setresuid(%d): %s", NOBODY, strerror(errno));
+	if (cap_eff() != 0)
+		die("CapEff %llx after setresuid(%d), expected 0", cap_eff(), NOBODY);
 }
 
-static uint32_t self;
-
-/* QUERY answers magic and version, as root and without any capability. */
-static void check_query(void)
+/* A child that opened /dev/kfd (a KFD process without a GPU here) and
+ * waits; its pidfd in *fd. */
+static pid_t hold_child(int *fd)
 {
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		int k = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+
+		c = k < 0 ? 'e' : 'k';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1 || c != 'k')
+		die("the holding child could not open /dev/kfd");
+	close(p[0]);
+	*fd = pidfd_open(pid);
+	if (*fd < 0)
+		die("pidfd_open(%d): %s", (int)pid, strerror(errno));
+	return pid;
+}
+
+static void end_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* num_targets 0 with each valid op and flags: 0, as root and without any
+ * capability; with an invalid op or flag it is no probe: EINVAL. */
+static void check_probe(void)
+{
+	char what[96];
+	unsigned int i, f;
 	targs a;
 
-	query_or_exit("as root");
-	a = mk(KFD_IOC_TENANT_OP_QUERY, 0, NULL, 1, NULL);
-	expect("QUERY num_pids=1", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_QUERY, KFD_IOC_TENANT_FLAG_ALL_GPUS, NULL, 0, NULL);
-	expect("QUERY flags=ALL_GPUS", &a, EINVAL);
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < NOPS; i++) {
+			a = mk(ops[i], f, NULL, 0, NULL);
+			snprintf(what, sizeof(what), "%s num_targets 0 flags %u as root", op_names[i], f);
+			expect(what, &a, 0);
+		}
+	}
+	a = mk(0, 0, NULL, 0, NULL);
+	expect("op 0 num_targets 0", &a, EINVAL);
+	a = mk(4, 0, NULL, 0, NULL);
+	expect("op 4 num_targets 0", &a, EINVAL);
+	a = mk(KFD_IOC_TENANT_OP_SUSPEND, 2, NULL, 0, NULL);
+	expect("SUSPEND flags 2 num_targets 0", &a, EINVAL);
 	drop_privilege();
-	query_or_exit("as uid 65534 with CapEff 0");
-	a = mk(KFD_IOC_TENANT_OP_QUERY, 0, NULL, 0, NULL);
-	a.wait_ns = 7;
-	a.state = 7;
-	if (tctl(&a) || a.wait_ns || a.state)
-		failf("QUERY: wait_ns %llu state %u, expected both cleared",
-		      (unsigned long long)a.wait_ns, a.state);
+	probe_or_exit("as uid 65534 with CapEff 0");
+	for (i = 0; i < NOPS; i++) {
+		a = mk(ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, NULL, 0, NULL);
+		snprintf(what, sizeof(what), "%s num_targets 0 as uid 65534", op_names[i]);
+		expect(what, &a, 0);
+	}
 }
 
-/* Every other op needs CAP_SYS_ADMIN; an unknown op is refused before. */
+/* A target needs CAP_SYS_ADMIN: EPERM, nothing written. */
 static void check_unprivileged(void)
 {
-	static const uint32_t ops[] = { KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_OP_RESUME,
-					KFD_IOC_TENANT_OP_SET_CLASS, KFD_IOC_TENANT_OP_GET_STATE };
-	int32_t status[1] = { 12345 };
-	char what[64];
+	int32_t fds[1] = { self_fd };
+	char what[96];
 	unsigned int i;
-	targs a;
 
-	query_or_exit("as root");
 	drop_privilege();
-	for (i = 0; i < 4; i++) {
-		a = mk(ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, &self, 1, status);
-		snprintf(what, sizeof(what), "op %u on own pid as uid 65534", ops[i]);
-		expect(what, &a, EPERM);
-		/* the privilege check comes before the flags check */
-		a = mk(ops[i], 0x80, &self, 1, status);
-		snprintf(what, sizeof(what), "op %u flags=0x80 as uid 65534", ops[i]);
-		expect(what, &a, EPERM);
+	for (i = 0; i < NOPS; i++) {
+		snprintf(what, sizeof(what), "%s own pidfd as uid 65534", op_names[i]);
+		expect_call_error(what, mk(ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 1, NULL), 1,
+				  EPERM);
 	}
-	if (status[0] != 12345)
-		failf("EPERM wrote the status array (%d)", status[0]);
-	a = mk(5, 0, &self, 1, NULL);
-	expect("op 5 as uid 65534", &a, EINVAL);
 }
 
-/* Bad arguments from a privileged caller. */
+/* Bad arguments from a privileged caller: EINVAL, nothing written. */
 static void check_einval(void)
 {
-	uint32_t pids[65], two[2] = { self, self };
-	int32_t status[2] = { 7, 7 };
-	unsigned int i;
+	int32_t fds[KFD_IOC_TENANT_MAX_TARGETS + 1];
 	targs a;
+	unsigned int i;
 
-	query_or_exit("as root");
-	for (i = 0; i < 65; i++)
-		pids[i] = self;
-	a = mk(5, 0, &self, 1, NULL);
-	expect("op 5", &a, EINVAL);
-	a = mk(0xffffffffu, 0, &self, 1, NULL);
-	expect("op 0xffffffff", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, 2, &self, 1, NULL);
-	expect("SUSPEND flags=2", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_GET_STATE, 0x80000001u, &self, 1, NULL);
-	expect("GET_STATE flags=0x80000001", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, pids, 0, NULL);
-	expect("SUSPEND num_pids=0", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, pids, 65, NULL);
-	expect("SUSPEND num_pids=65", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, &self, 1, NULL);
-	a.tenant_class = 3;
-	expect("SET_CLASS class=3", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, two, 2, status);
-	expect("SET_CLASS own pid twice", &a, EINVAL);
-	if (status[0] != 0 || status[1] != -EINVAL)
-		failf("SET_CLASS own pid twice: status {%d, %d}, expected {0, %d}",
-		      status[0], status[1], -EINVAL);
+	for (i = 0; i < KFD_IOC_TENANT_MAX_TARGETS + 1; i++)
+		fds[i] = self_fd;
+	expect_call_error("op 0", mk(0, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 1, NULL), 1, EINVAL);
+	expect_call_error("op 4", mk(4, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 1, NULL), 1, EINVAL);
+	expect_call_error("op 0xffffffff", mk(0xffffffffu, 0, fds, 1, NULL), 1, EINVAL);
+	expect_call_error("SUSPEND flags 2", mk(KFD_IOC_TENANT_OP_SUSPEND, 2, fds, 1, NULL), 1, EINVAL);
+	expect_call_error("GET_STATE flags 0x80000001",
+			  mk(KFD_IOC_TENANT_OP_GET_STATE, 0x80000001u, fds, 1, NULL), 1, EINVAL);
+	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 1, NULL);
+	a.gpu_id = 1;
+	expect_call_error("SUSPEND ALL_GPUS with gpu_id 1", a, 1, EINVAL);
+	expect_call_error("SUSPEND num_targets 65",
+			  mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 65, NULL),
+			  65, EINVAL);
+	expect_call_error("RESUME num_targets 0xffffffff",
+			  mk(KFD_IOC_TENANT_OP_RESUME, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 0xffffffffu,
+			     NULL), 65, EINVAL);
 }
 
-/* A pid that no process has, or a process without KFD process. */
+/* Not a pidfd: EBADF for that target. */
+static void check_ebadf(void)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC), closed, pipefd[2];
+	int32_t fds[4], want[4] = { -EBADF, -EBADF, -EBADF, -EBADF };
+	char what[64];
+	unsigned int i;
+
+	if (null < 0 || pipe(pipefd))
+		die("open /dev/null or pipe: %s", strerror(errno));
+	closed = pipefd[0];
+	close(closed);
+	fds[0] = -1;
+	fds[1] = null;		/* a file, not a pidfd */
+	fds[2] = kfd;		/* the caller's own /dev/kfd file */
+	fds[3] = closed;	/* no file at all */
+	for (i = 0; i < NOPS; i++) {
+		snprintf(what, sizeof(what), "%s non-pidfds", op_names[i]);
+		expect_targets(what, ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, 0, fds, 4, want);
+	}
+	close(null);
+	close(pipefd[1]);
+}
+
+/* A target that has exited: ESRCH, a zombie as a reaped one, RESUME too. */
 static void check_esrch(void)
 {
-	uint32_t none = 0, zero = 0, pid_max = 32768, mixed[3];
-	int32_t status[3] = { 7, 7, 7 };
-	FILE *f;
-	targs a;
+	int32_t fds[2], want[2] = { -ESRCH, -ESRCH };
+	char what[64];
+	pid_t zombie, reaped;
+	unsigned int i;
 
-	query_or_exit("as root");
-	f = fopen("/proc/sys/kernel/pid_max", "r");
-	if (f) {
-		if (fscanf(f, "%u", &pid_max) != 1)
-			pid_max = 32768;
-		fclose(f);
+	zombie = fork();
+	if (!zombie)
+		_exit(0);
+	reaped = fork();
+	if (!reaped)
+		_exit(0);
+	if (zombie < 0 || reaped < 0)
+		die("fork: %s", strerror(errno));
+	fds[0] = pidfd_open(zombie);
+	fds[1] = pidfd_open(reaped);
+	if (fds[0] < 0 || fds[1] < 0)
+		die("pidfd_open: %s", strerror(errno));
+	/* the zombie exits and stays unreaped; the other is reaped */
+	if (waitid(P_PID, zombie, NULL, WEXITED | WNOWAIT) || waitpid(reaped, NULL, 0) != reaped)
+		die("wait: %s", strerror(errno));
+	for (i = 0; i < NOPS; i++) {
+		snprintf(what, sizeof(what), "%s {zombie, reaped}", op_names[i]);
+		expect_targets(what, ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, 0, fds, 2, want);
 	}
-	/* the highest free pid below pid_max */
-	for (none = pid_max - 1; none > 2 && (kill(none, 0) == 0 || errno != ESRCH); none--)
-		;
-	mixed[0] = self;
-	mixed[1] = none;
-	mixed[2] = 1;	/* init: exists, never opened /dev/kfd */
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, mixed, 3, status);
-	expect("SUSPEND {self, unused pid, 1}", &a, ESRCH);
-	if (status[0] != 0 || status[1] != -ESRCH || status[2] != -ESRCH)
-		failf("SUSPEND {self, %u, 1}: status {%d, %d, %d}, expected {0, %d, %d}", none,
-		      status[0], status[1], status[2], -ESRCH, -ESRCH);
-	a = mk(KFD_IOC_TENANT_OP_GET_STATE, KFD_IOC_TENANT_FLAG_ALL_GPUS, &mixed[1], 1, NULL);
-	expect("GET_STATE unused pid", &a, ESRCH);
-	a = mk(KFD_IOC_TENANT_OP_RESUME, KFD_IOC_TENANT_FLAG_ALL_GPUS, &mixed[2], 1, NULL);
-	expect("RESUME pid 1", &a, ESRCH);
-	a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, &zero, 1, NULL);
-	expect("SET_CLASS pid 0", &a, ESRCH);
+	waitpid(zombie, NULL, 0);
 }
 
-/* Unreadable pids, unwritable status: EFAULT before anything else. */
+/* No GPU: a KFD process (the probe itself, a holding child) is ENOENT with
+ * FLAG_ALL_GPUS and EINVAL with a gpu_id; pid 1 never opened /dev/kfd:
+ * ENOENT either way. */
+static void check_enoent(void)
+{
+	int32_t fds[3], all[3] = { -ENOENT, -ENOENT, -ENOENT },
+			one[3] = { -EINVAL, -EINVAL, -ENOENT };
+	char what[80];
+	pid_t held = hold_child(&fds[1]);
+	unsigned int i;
+
+	fds[0] = self_fd;
+	fds[2] = pidfd_open(1);
+	if (fds[2] < 0)
+		die("pidfd_open(1): %s", strerror(errno));
+	for (i = 0; i < NOPS; i++) {
+		snprintf(what, sizeof(what), "%s {self, KFD child, pid 1} ALL_GPUS", op_names[i]);
+		expect_targets(what, ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, 0, fds, 3, all);
+		snprintf(what, sizeof(what), "%s {self, KFD child, pid 1} gpu_id 0x1234", op_names[i]);
+		expect_targets(what, ops[i], 0, 0x1234, fds, 3, one);
+	}
+	end_child(held);
+	close(fds[1]);
+	close(fds[2]);
+}
+
+/* Unreadable pidfds, an unwritable status array: EFAULT. */
 static void check_efault(void)
 {
-	int32_t *ro;
+	int32_t *ro, fds[1] = { self_fd };
 	targs a;
 
-	query_or_exit("as root");
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ro == MAP_FAILED) {
-		printf("FAIL: mmap: %s\n", strerror(errno));
-		exit(1);
-	}
+	if (ro == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
 	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, NULL, 1, NULL);
-	a.pids_ptr = 8;
-	expect("SUSPEND pids_ptr=8", &a, EFAULT);
-	/* own pid: without the fault this would be ENOENT */
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, &self, 1, ro);
+	a.pidfds_ptr = 8;
+	expect_call_error("SUSPEND pidfds_ptr 8", a, 1, EFAULT);
+	a = mk(KFD_IOC_TENANT_OP_GET_STATE, KFD_IOC_TENANT_FLAG_ALL_GPUS, NULL, 1, NULL);
+	a.pidfds_ptr = 8;
+	expect_call_error("GET_STATE pidfds_ptr 8", a, 1, EFAULT);
+	/* own pidfd: without the fault this would be ENOENT */
+	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 1, ro);
 	expect("SUSPEND status_ptr read-only", &a, EFAULT);
-	a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, &self, 1, ro);
-	expect("SET_CLASS status_ptr read-only", &a, EFAULT);
+	munmap(ro, 4096);
 }
 
-/* The probe's own KFD process: no process device on a node-less load. */
-static void check_own_pid(void)
-{
-	static const uint32_t ops[] = { KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_OP_RESUME,
-					KFD_IOC_TENANT_OP_GET_STATE };
-	static const char *const names[] = { "SUSPEND", "RESUME", "GET_STATE" };
-	int32_t status[1];
-	char what[80];
-	unsigned int i;
-	targs a;
-
-	query_or_exit("as root");
-	for (i = 0; i < 3; i++) {
-		status[0] = 7;
-		a = mk(ops[i], KFD_IOC_TENANT_FLAG_ALL_GPUS, &self, 1, status);
-		snprintf(what, sizeof(what), "%s own pid ALL_GPUS", names[i]);
-		expect(what, &a, ENOENT);
-		if (status[0] != -ENOENT)
-			failf("%s: status %d, expected %d", what, status[0], -ENOENT);
-		status[0] = 7;
-		a = mk(ops[i], 0, &self, 1, status);
-		a.gpu_id = i ? 0x1234 : 0;
-		snprintf(what, sizeof(what), "%s own pid gpu_id=0x%x", names[i], a.gpu_id);
-		expect(what, &a, EINVAL);
-		if (status[0] != -EINVAL)
-			failf("%s: status %d, expected %d", what, status[0], -EINVAL);
-	}
-	/* SET_CLASS touches no GPU: it succeeds and reports the magic */
-	for (i = KFD_IOC_TENANT_CLASS_BEST_EFFORT + 1; i-- > 0;) {
-		status[0] = 7;
-		a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, &self, 1, status);
-		a.tenant_class = i;
-		snprintf(what, sizeof(what), "SET_CLASS own pid class=%u", i);
-		expect(what, &a, 0);
-		if (a.magic != KFD_IOC_TENANT_MAGIC || status[0] != 0)
-			failf("%s: magic 0x%x status %d, expected 0x%x and 0", what, a.magic,
-			      status[0], KFD_IOC_TENANT_MAGIC);
-	}
-}
-
-/* GET_STATE of the own pid: everything it returns, for before/after. */
+/* GET_STATE of the probe itself and a holding child: the whole answer
+ * (errno, status, state, wait_ns). */
 struct snap {
 	int err;
-	int32_t status;
-	targs a;
+	int32_t status[2];
+	uint32_t state[2];
+	unsigned long long wait_ns;
 };
 
-static struct snap get_state(void)
+static struct snap get_state(const int32_t *fds)
 {
 	struct snap s;
+	targs a;
 
-	s.status = 7;
-	s.a = mk(KFD_IOC_TENANT_OP_GET_STATE, KFD_IOC_TENANT_FLAG_ALL_GPUS, &self, 1, &s.status);
-	s.a.tenant_class = 0xdead;
-	s.a.magic = 0xbeef;
-	s.err = tctl(&s.a);
+	fill(s.status, 2);
+	s.state[0] = s.state[1] = 0xdead;
+	a = mk(KFD_IOC_TENANT_OP_GET_STATE, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 2, s.status);
+	a.state_ptr = (uintptr_t)s.state;
+	a.wait_ns = 7;
+	s.err = tctl(&a);
+	s.wait_ns = a.wait_ns;
 	return s;
 }
 
-static void refused_calls(void)
+static void refused_calls(const int32_t *fds)
 {
-	uint32_t two[2] = { self, self }, none = 0;
+	int32_t st[2];
+	unsigned int i;
 	targs a;
 
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, &self, 1, NULL);
-	expect("SUSPEND own pid", &a, ENOENT);
-	a = mk(KFD_IOC_TENANT_OP_RESUME, KFD_IOC_TENANT_FLAG_ALL_GPUS, &self, 1, NULL);
-	expect("RESUME own pid", &a, ENOENT);
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, 0, &self, 1, NULL);
-	expect("SUSPEND own pid gpu_id=0", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, 2, &self, 1, NULL);
-	expect("SUSPEND flags=2", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, two, 2, NULL);
-	a.tenant_class = KFD_IOC_TENANT_CLASS_BEST_EFFORT;
-	expect("SET_CLASS own pid twice", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SET_CLASS, 0, &self, 1, NULL);
-	a.tenant_class = 3;
-	expect("SET_CLASS class=3", &a, EINVAL);
-	a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, &none, 1, NULL);
-	expect("SUSPEND pid 0", &a, ESRCH);
-	a = mk(6, 0, &self, 1, NULL);
-	expect("op 6", &a, EINVAL);
+	for (i = 0; i < 2; i++) {
+		a = mk(i ? KFD_IOC_TENANT_OP_RESUME : KFD_IOC_TENANT_OP_SUSPEND,
+		       KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 2, st);
+		tctl(&a);
+		a.flags = 0;
+		a.gpu_id = 0x1234;
+		tctl(&a);
+		a.flags = 2;
+		tctl(&a);
+	}
 }
 
-/* Refused calls change nothing that GET_STATE reports. On a node-less
- * load GET_STATE itself is refused (ENOENT, no process device), so what
- * is compared is that whole answer: errno, status, every out field. */
+/* Refused calls change nothing that GET_STATE reports. On a node-less load
+ * GET_STATE itself answers ENOENT per target (no process device), so what
+ * is compared is that whole answer: a weak check. */
 static void check_unchanged(void)
 {
+	int32_t fds[2];
+	pid_t held = hold_child(&fds[1]);
 	struct snap before, after;
 
-	query_or_exit("as root");
-	before = get_state();
-	refused_calls();
-	after = get_state();
-	if (before.err != ENOENT || before.status != -ENOENT)
-		failf("GET_STATE own pid before: %s status %d, expected ENOENT and %d",
-		      ename(before.err), before.status, -ENOENT);
-	if (before.a.tenant_class != 0xdead || before.a.magic != 0xbeef || before.a.state ||
-	    before.a.wait_ns)
-		failf("refused GET_STATE wrote class 0x%x magic 0x%x state %u wait_ns %llu",
-		      before.a.tenant_class, before.a.magic, before.a.state,
-		      (unsigned long long)before.a.wait_ns);
-	if (before.err != after.err || before.status != after.status ||
-	    memcmp(&before.a, &after.a, sizeof(before.a)))
-		failf("GET_STATE own pid changed across the refused calls: %s/%d/state %u/class 0x%x -> %s/%d/state %u/class 0x%x",
-		      ename(before.err), before.status, before.a.state, before.a.tenant_class,
-		      ename(after.err), after.status, after.a.state, after.a.tenant_class);
+	fds[0] = self_fd;
+	before = get_state(fds);
+	refused_calls(fds);
+	after = get_state(fds);
+	if (before.err != ENOENT || before.status[0] != -ENOENT || before.status[1] != -ENOENT)
+		failf("GET_STATE {self, KFD child} before: %s status {%s, %s}, expected ENOENT and {-ENOENT, -ENOENT}",
+		      ename(before.err), sname(before.status[0]), sname(before.status[1]));
+	if (memcmp(&before, &after, sizeof(before)))
+		failf("GET_STATE {self, KFD child} changed across the refused calls: %s {%s, %s} state {0x%x, 0x%x} -> %s {%s, %s} state {0x%x, 0x%x}",
+		      ename(before.err), sname(before.status[0]), sname(before.status[1]),
+		      before.state[0], before.state[1], ename(after.err), sname(after.status[0]),
+		      sname(after.status[1]), after.state[0], after.state[1]);
+	end_child(held);
+	close(fds[1]);
+}
+
+/* A controller (a child with its own /dev/kfd file) calls SUSPEND on a KFD
+ * process and is killed; the release of its file has nothing to resume.
+ * Afterwards the driver answers as before, within 10 s (nothing left
+ * locked), and the target's GET_STATE is unchanged. */
+static void check_release(void)
+{
+	int32_t fds[2], st[2];
+	pid_t held = hold_child(&fds[1]), ctl;
+	struct snap before, after;
+	int ws = 0, p[2];
+	char c = 0;
+
+	fds[0] = self_fd;
+	before = get_state(fds);
+	if (pipe(p))
+		die("pipe: %s", strerror(errno));
+	ctl = fork();
+	if (ctl < 0)
+		die("fork: %s", strerror(errno));
+	if (!ctl) {
+		int k = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+		targs a = mk(KFD_IOC_TENANT_OP_SUSPEND, KFD_IOC_TENANT_FLAG_ALL_GPUS, fds, 2, st);
+
+		c = k < 0 ? 'o' : ioctl(k, AMDKFD_IOC_TENANT_CTL, &a) == 0 ? '0' :
+			errno == ENOENT ? 'n' : 'e';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();	/* killed: its files are released by exit */
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		c = '?';
+	close(p[0]);
+	kill(ctl, SIGKILL);
+	if (waitpid(ctl, &ws, 0) != ctl || !WIFSIGNALED(ws))
+		failf("the controller child did not end by SIGKILL");
+	if (c != 'n')
+		failf("the controller's SUSPEND {self, KFD child}: %s, expected ENOENT",
+		      c == 'o' ? "open /dev/kfd failed" : c == '0' ? "0" : "another error");
+	alarm(10);
+	probe_or_exit("after the controller's file was released");
+	after = get_state(fds);
+	alarm(0);
+	if (memcmp(&before, &after, sizeof(before)))
+		failf("GET_STATE {self, KFD child} changed across the controller's release: %s {%s, %s} -> %s {%s, %s}",
+		      ename(before.err), sname(before.status[0]), sname(before.status[1]),
+		      ename(after.err), sname(after.status[0]), sname(after.status[1]));
+	end_child(held);
+	close(fds[1]);
 }
 
 static int write_file(const char *path, const char *s, int flags)
@@ -474,33 +649,27 @@ static int write_file(const char *path, const char *s, int flags)
 	return ok ? 0 : -1;
 }
 
-/* amdkfd:kfd_tenant_ctl is emitted per GPU of an applied SUSPEND/RESUME
- * (kfd_tenant_apply()): none of the calls a node-less load allows. */
+/* amdkfd:kfd_tenant_ctl is emitted per GPU of an applied SUSPEND/RESUME:
+ * none of the calls a node-less load allows. */
 static void check_trace(void)
 {
 	char buf[65536];
 	ssize_t n, len = 0;
 	int fd;
 
-	query_or_exit("as root");
-	if (access(EVENT, W_OK)) {
-		printf("FAIL: %s: %s (amdkfd trace events not available)\n", EVENT, strerror(errno));
-		exit(1);
-	}
+	if (access(EVENT, W_OK))
+		die("%s: %s (amdkfd trace events not available)", EVENT, strerror(errno));
 	if (write_file(TRACEFS "/trace", "", O_TRUNC) || write_file(EVENT, "1", 0) ||
 	    write_file(TRACEFS "/tracing_on", "1", 0) ||
-	    write_file(TRACEFS "/trace_marker", MARKER, 0)) {
-		printf("FAIL: enabling %s: %s\n", EVENT, strerror(errno));
-		exit(1);
-	}
-	check_own_pid();
-	refused_calls();
+	    write_file(TRACEFS "/trace_marker", MARKER, 0))
+		die("enabling %s: %s", EVENT, strerror(errno));
+	check_enoent();
+	check_esrch();
+	check_release();
 	write_file(EVENT, "0", 0);
 	fd = open(TRACEFS "/trace", O_RDONLY);
-	if (fd < 0) {
-		printf("FAIL: %s/trace: %s\n", TRACEFS, strerror(errno));
-		exit(1);
-	}
+	if (fd < 0)
+		die("%s/trace: %s", TRACEFS, strerror(errno));
 	while (len < (ssize_t)sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += n;
 	close(fd);
@@ -522,15 +691,25 @@ static const struct {
 	void (*fn)(void);
 	const char *what;
 } checks[] = {
-	{ "query", check_query, "QUERY answers magic and version as root and as uid 65534 (CapEff 0); num_pids/flags set: EINVAL" },
-	{ "unprivileged", check_unprivileged, "SUSPEND, RESUME, SET_CLASS, GET_STATE without CAP_SYS_ADMIN: EPERM (bad flags too); op 5: EINVAL" },
-	{ "einval", check_einval, "unknown op, unknown flags, num_pids 0/65, class 3, a pid twice: EINVAL" },
-	{ "esrch", check_esrch, "an unused pid, pid 0 and pid 1 (no KFD process): ESRCH, status names them" },
-	{ "efault", check_efault, "unreadable pids_ptr, read-only status_ptr: EFAULT" },
-	{ "own-pid", check_own_pid, "own pid, no GPU: SUSPEND/RESUME/GET_STATE ENOENT (ALL_GPUS) or EINVAL (gpu_id); SET_CLASS 0" },
-	{ "unchanged", check_unchanged, "GET_STATE of own pid identical before and after refused calls" },
+	{ "probe", check_probe, "num_targets 0 with each op and flags 0/ALL_GPUS returns 0, as root and as uid 65534 (CapEff 0); bad op/flags: EINVAL" },
+	{ "unprivileged", check_unprivileged, "SUSPEND, RESUME, GET_STATE of a target without CAP_SYS_ADMIN: EPERM, status not written" },
+	{ "einval", check_einval, "op 0/4/0xffffffff, flags 2/0x80000001, ALL_GPUS with a gpu_id, num_targets 65/0xffffffff: EINVAL, status not written" },
+	{ "ebadf", check_ebadf, "-1, /dev/null, the /dev/kfd fd, a closed fd as targets: EBADF each" },
+	{ "esrch", check_esrch, "the pidfd of a zombie and of a reaped child: ESRCH each, RESUME too" },
+	{ "enoent", check_enoent, "self, a KFD child, pid 1, no GPU: ENOENT with ALL_GPUS; EINVAL, EINVAL, ENOENT with a gpu_id" },
+	{ "efault", check_efault, "unreadable pidfds_ptr, read-only status_ptr: EFAULT" },
+	{ "unchanged", check_unchanged, "GET_STATE of self and a KFD child identical before and after refused calls" },
+	{ "release", check_release, "a controller killed after its SUSPEND: its file's release resumes nothing, the driver answers as before" },
 	{ "trace", check_trace, "no amdkfd:kfd_tenant_ctl event for calls that reach no GPU (the trace_marker line read back)" },
 };
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	printf("FAIL: no answer within 10 s\n");
+	fflush(stdout);
+	_exit(1);
+}
 
 int main(int argc, char **argv)
 {
@@ -555,14 +734,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: tenant-probe CHECK | --list | --hold (--list names the checks)\n");
 		return 2;
 	}
-	self = getpid();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGALRM, on_alarm);
 	open_kfd();
+	self_fd = pidfd_open(getpid());
+	if (self_fd < 0)
+		die("pidfd_open(self): %s", strerror(errno));
+	probe_or_exit("as root");
 	checks[i].fn();
 	if (nfail) {
 		printf("FAIL: %d of %d calls: %s\n", nfail, ncalls, failures);
 		return 1;
 	}
-	printf("ok: %s (%d calls, pid %u)\n", checks[i].what, ncalls, self);
+	printf("ok: %s (%d calls, pid %d)\n", checks[i].what, ncalls, (int)getpid());
 	return 0;
 }
