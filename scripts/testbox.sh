@@ -426,6 +426,32 @@ gfx94_nodes() {
 
 param_value() { cat "$MOD_SYSFS/parameters/$1" 2>/dev/null || true; }
 
+# param_same ASKED READ: a parameter asked ASKED that reads back READ holds
+# that value, as the kernel parses it (0x10 and 16; 1, y and Y of a bool).
+param_same() {
+	[ "$1" = "$2" ] && return 0
+	case $1:$2 in [1yY]:Y | [0nN]:N) return 0 ;; esac
+	[[ $1 =~ ^-?(0[xX][0-9a-fA-F]+|[0-9]+)$ && $2 =~ ^-?[0-9]+$ ]] && [ "$(($1))" = "$2" ]
+}
+
+# param_mismatch PARAM=VALUE...: the parameters of the loaded driver that do
+# not read back the value asked, one per line. The series' switches log a
+# bad value and fall back to their default instead of failing the load (as
+# amdgpu's own parameters do), and the kernel ignores an unknown parameter,
+# so a load that succeeded may still run another configuration.
+param_mismatch() {
+	local p name got
+	for p in "$@"; do
+		name=${p%%=*}
+		if [ ! -e "$MOD_SYSFS/parameters/$name" ]; then
+			echo "$name does not exist (asked ${p#*=})"
+			continue
+		fi
+		got=$(param_value "$name")
+		param_same "${p#*=}" "$got" || echo "$name reads back '$got', asked '${p#*=}'"
+	done
+}
+
 # kfd_users: "comm(pid[, container ID])" of every process holding /dev/kfd
 # or a DRM node open, from /proc: root sees the processes of containers
 # too, which the host's lsof does not name as such.
@@ -1230,9 +1256,13 @@ run_config_load() {
 	[ -n "$nodes" ] || bad="no gfx9.4.x node after ${LOAD_TIMEOUT}s"
 	[ "$(param_value sched_policy)" = 0 ] || bad="${bad:+$bad; }sched_policy=$(param_value sched_policy), not 0"
 	[ "$(param_value mes)" = "" ] || [ "$(param_value mes)" = 0 ] || bad="${bad:+$bad; }mes=$(param_value mes), not 0"
-	for p in "${kp[@]}"; do
-		[ "$(param_value "${p%%=*}")" = "${p#*=}" ] || bad="${bad:+$bad; }${p%%=*} reads back '$(param_value "${p%%=*}")', asked ${p#*=}"
-	done
+	local mismatch why
+	mismatch=$(param_mismatch "${kp[@]}" | awk 'NR > 1 { printf "; " } { printf "%s", $0 }')
+	if [ -n "$mismatch" ]; then
+		# the driver's own word on it (kfd_mp_param.c, kernel/params.c)
+		why=$(kernel_log_since "$marker" | grep -E 'invalid value|unknown parameter' | sed 's/^\[[^]]*\] *//' | awk 'NR > 1 { printf "; " } { printf "%s", $0 }')
+		bad="${bad:+$bad; }the driver did not take the arm's parameters, so the arm is not run: $mismatch${why:+ (kernel log: $why)}"
+	fi
 	if [ -n "$bad" ]; then
 		kernel_log_since "$marker" >"$cdir/kernel.log"
 		echo "failed: $bad" >"$cdir/status"; cat "$cdir/status"; return 1

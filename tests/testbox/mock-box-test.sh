@@ -124,11 +124,15 @@ if [ "$name" != amdgpu ]; then
 fi
 [ -d "$KFDMP_MOD_SYSFS" ] && { echo "insmod: module exists" >&2; exit 1; }
 shift
+took=()
 for p in "$@"; do
 	case $p in kfd_queue_slot_range=512) echo "amdgpu: probe of the test GPU failed with -ENOMEM (mock)" >>"$KFDMP_KMSG"; echo "insmod: Cannot allocate memory" >&2; exit 1 ;; esac
+	# a driver built with a smaller range: it warns and takes its default, as kfd_mp_param.c does
+	case $p in kfd_queue_slot_range=256) echo "amdgpu: kfd_queue_slot_range: invalid value '"'"'256'"'"'; valid values: 1..128, a power of 2; using the default 8 (mock)" >>"$KFDMP_KMSG"; p=kfd_queue_slot_range=8 ;; esac
+	took+=("$p")
 done
 echo "$*" >>"$MOCK/insmod.log"
-mock-load ours "$@"'
+mock-load ours ${took[@]+"${took[@]}"}'
 stub rmmod 'name=$1; sys=$(dirname "$KFDMP_MOD_SYSFS")
 echo "rmmod $name" >>"$MOCK/ops.log"
 if [ "$name" != amdgpu ]; then
@@ -272,6 +276,7 @@ cat >"$tmp/matrix.conf" <<'EOF'
 stock | - | defaults | baseline | - |
 all   | kfd_mp=1 | everything
 bad   | kfd_queue_slot_range=512 | a valid value whose insmod the mock box refuses
+shrunk | kfd_queue_slot_range=256 | a valid value that the mock box's driver replaces by its default
 EOF
 # The sections below (full ... partition, dkms) are the driver way: every
 # arm a load of ours (--phase all; phase 2's path).
@@ -527,6 +532,19 @@ grep -q "^failed: insmod refused kfd_queue_slot_range=512" "$tmp/fail/configs/ba
 	ok "failure: recorded: $(cut -c1-90 "$tmp/fail/configs/bad/status")" || { tail -n 20 "$tmp/fail.log"; bad "failure: status $(cat "$tmp/fail/configs/bad/status" 2>/dev/null)"; }
 [ "$(cat "$tmp/fail/configs/all/status")" = ok ] && ok "failure: the sweep went on to the next configuration" || bad "failure: 'all' did not run"
 stock_back && ok "failure: the stock driver is back" || bad "failure: stock driver not back"
+
+# --- a parameter the driver did not take ----------------------------------------------------
+# The series' switches warn and fall back to their default on a bad value,
+# so insmod succeeds: the read-back of /sys/module/amdgpu/parameters must
+# stop the arm before its workloads run, and say why.
+rm -f "$MOCK/insmod.log"
+rc=0; tb --configs shrunk,all --out "$tmp/fb" >"$tmp/fb.log" 2>&1 || rc=$?
+st=$(cat "$tmp/fb/configs/shrunk/status" 2>/dev/null || true)
+[ "$rc" = 1 ] && [[ $st == "failed: the driver did not take the arm's parameters, so the arm is not run: kfd_queue_slot_range reads back '8', asked '256' (kernel log: amdgpu: kfd_queue_slot_range: invalid value '256'; valid values: 1..128, a power of 2; using the default 8 (mock))" ]] &&
+	[ ! -e "$tmp/fb/configs/shrunk/latency" ] &&
+	ok "fallback: the read-back stops the arm: $(cut -c1-100 <<<"$st")" || { tail -n 20 "$tmp/fb.log"; bad "fallback: exit $rc, status '$st'"; }
+[ "$(cat "$tmp/fb/configs/all/status" 2>/dev/null)" = ok ] && ok "fallback: the sweep went on to the next configuration" || bad "fallback: 'all' did not run"
+stock_back && ok "fallback: the stock driver is back" || bad "fallback: stock driver not back"
 
 # --- ctrl-c ----------------------------------------------------------------------------------
 rm -f "$MOCK/kfdmp-started"
