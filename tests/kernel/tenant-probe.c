@@ -34,12 +34,15 @@
  *  - trace_kfd_tenant_ctl() fires once per GPU of an applied SUSPEND/RESUME:
  *    never on a node-less load.
  *
- * Usage: tenant-probe CHECK | --list | --hold. Prints one line "ok: ..."
- * (exit 0), or the failures (exit 1); "no tenant-control ioctl ..." (exit
- * 3) when the probe (num_targets 0) is refused as by a driver without the
- * command; usage errors exit 2. --hold opens /dev/kfd, prints "held PID"
- * and waits for a signal: a KFD process to name as a target (kfdmp-sched's
- * check, and the checks below through hold_child()).
+ * Usage: tenant-probe CHECK | --list | --hold [SOCKET]. Prints one line
+ * "ok: ..." (exit 0), or the failures (exit 1); "no tenant-control ioctl
+ * ..." (exit 3) when the probe (num_targets 0) is refused as by a driver
+ * without the command; usage errors exit 2. --hold opens /dev/kfd, prints
+ * "held PID" and waits for a signal: a KFD process to name as a target
+ * (kfdmp-sched's check; the checks below fork their own). With SOCKET it
+ * is a critical tenant of kfdmp-sched too: it sends "busy" to that unix
+ * datagram socket once the daemon has made it (trying for 10 s), then
+ * prints "busy sent" and waits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,7 +56,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -703,6 +708,33 @@ static const struct {
 	{ "trace", check_trace, "no amdkfd:kfd_tenant_ctl event for calls that reach no GPU (the trace_marker line read back)" },
 };
 
+/* "busy" to kfdmp-sched's socket, as a critical tenant's client does. */
+static void send_busy(const char *path)
+{
+	struct sockaddr_un a;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), i;
+
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	if (fd < 0 || strlen(path) >= sizeof(a.sun_path)) {
+		printf("FAIL: socket %s: %s\n", path, fd < 0 ? strerror(errno) : "path too long");
+		return;
+	}
+	strcpy(a.sun_path, path);
+	for (i = 0; i < 100; i++) {
+		if (sendto(fd, "busy", 4, 0, (struct sockaddr *)&a, sizeof(a)) == 4) {
+			printf("busy sent\n");
+			fflush(stdout);
+			close(fd);
+			return;
+		}
+		usleep(100000);
+	}
+	printf("FAIL: sendto %s: %s\n", path, strerror(errno));
+	fflush(stdout);
+	close(fd);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -720,10 +752,12 @@ int main(int argc, char **argv)
 			printf("%s\t%s\n", checks[i].name, checks[i].what);
 		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[1], "--hold")) {
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--hold")) {
 		open_kfd();
 		printf("held %d\n", (int)getpid());
 		fflush(stdout);
+		if (argc == 3)
+			send_busy(argv[2]);
 		for (;;)
 			pause();
 	}
@@ -731,7 +765,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], checks[i].name))
 			break;
 	if (argc != 2 || i == sizeof(checks) / sizeof(checks[0])) {
-		fprintf(stderr, "usage: tenant-probe CHECK | --list | --hold (--list names the checks)\n");
+		fprintf(stderr, "usage: tenant-probe CHECK | --list | --hold [SOCKET] (--list names the checks)\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
