@@ -67,6 +67,20 @@ bool KfdSys::exited(int pidfd)
 
 void KfdSys::close_fd(int fd) { close(fd); }
 
+bool KfdSys::cap_sys_admin()
+{
+	std::FILE* f = std::fopen("/proc/self/status", "r");
+	if (!f)
+		return true; // cannot tell: the first call will say
+	char line[256];
+	unsigned long long eff = ~0ULL;
+	while (std::fgets(line, sizeof(line), f))
+		if (std::sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	std::fclose(f);
+	return eff & (1ULL << 21); // CAP_SYS_ADMIN
+}
+
 KfdBackend::KfdBackend(std::string device, std::shared_ptr<KfdSys> sys)
     : device_(std::move(device)), sys_(sys ? std::move(sys) : std::make_shared<KfdSys>())
 {
@@ -120,6 +134,11 @@ CallResult KfdBackend::probe()
 	if (e) {
 		r.err = e;
 		r.message = "tenant control probe (ioctl nr " + nr_text() + " on " + device_ + ") failed: " + errno_text(e);
+		return r;
+	}
+	if (!sys_->cap_sys_admin()) {
+		r.err = EPERM;
+		r.message = "tenant control needs CAP_SYS_ADMIN, which this process lacks; run kfdmp-sched as root";
 		return r;
 	}
 	supported_ = true;

@@ -31,6 +31,8 @@ public:
 	// Whether the pidfd's process has exited (poll() says POLLIN).
 	virtual bool exited(int pidfd);
 	virtual void close_fd(int fd);
+	// Whether the caller has CAP_SYS_ADMIN (/proc/self/status CapEff).
+	virtual bool cap_sys_admin();
 };
 
 class KfdBackend : public Backend {
@@ -45,7 +47,8 @@ public:
 	// Opens the device and probes with num_targets 0. A driver without the
 	// command answers ENOTTY (upstream kfd_ioctl(): nr outside the table) or
 	// EINVAL (ROCm's dispatcher): ENOTSUP "not supported by the loaded
-	// driver". EPERM: not privileged. Anything else as it is.
+	// driver". The probe needs no privilege, so CAP_SYS_ADMIN is checked
+	// here too: EPERM without it. Anything else as it is.
 	CallResult probe() override;
 	CallResult suspend(const std::vector<pid_t>& pids, const GpuSel& gpus) override;
 	CallResult resume(const std::vector<pid_t>& pids, const GpuSel& gpus) override;
