@@ -383,6 +383,8 @@ void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason,
 					   .str("result", errno_text(st))
 					   .done());
 		}
+		if (retry.size() == pids.size())
+			return; // nothing refused, yet the call failed: not again at once
 		pids = retry;
 	}
 }
