@@ -7,14 +7,20 @@ Runs, alternately and R times each, at one process:
               (the worker's query is usleep(US), inside the worker process)
   exec:       kfdmp --exec 'kfdmp-exec-sleep-worker US'
               (the same usleep(US) in a command behind the line protocol:
-              query line out, done line back, through kfdmp-exec-worker)
-Both go through the same launcher, window and aggregation, so the
+              query line out, done line back, through kfdmp-exec-worker);
+              the worker takes the closed loop's `pipeline=1` (the next
+              query is sent ahead: docs/exec-workers.md, "Overhead")
+  exec-nopipe: the same with KFDMP_EXEC_PIPELINE=0 in kfdmp's environment
+              (no query sent ahead: both pipe hops on the critical path)
+All go through the same launcher, window and aggregation, so the
 difference is the bridge: two pipe writes, two reads, one more process hop.
 
 Prints the per-query overhead (mean latency difference, and QPS loss) as a
-percentage of the in-process query, with a 95% interval over the R pairs.
+percentage of the in-process query, with a 95% interval over the R rounds,
+for each exec variant.
 
   tests/harness/bench/exec_overhead.py BUILD_DIR [--repeats R] [--us US] [--duration S]
+                                       [--pipeline both|on|off]
 
 BUILD_DIR holds kfdmp, kfdmp-exec-worker, kfdmp-test-worker and
 kfdmp-exec-sleep-worker (any -DKFDMP_GPU configuration). Python 3.6+.
@@ -44,12 +50,15 @@ def interval(values):
     return mean, t * sd / math.sqrt(n)
 
 
-def run(build, args, duration):
+def run(build, args, duration, env=None):
     out = tempfile.mkdtemp(prefix="kfdmp-bench-")
     try:
         cmd = [os.path.join(build, "kfdmp"), "--procs", "1", "--duration", str(duration), "--warmup", "0.5",
                "--stamp-every", "0", "--out", out] + args
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        e = dict(os.environ)
+        e.pop("KFDMP_EXEC_PIPELINE", None)
+        e.update(env or {})
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
         so, se = p.communicate()
         if p.returncode != 0:
             sys.exit("exec_overhead: %s failed (%d): %s" % (" ".join(cmd), p.returncode,
@@ -68,37 +77,50 @@ def main():
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--us", type=int, default=1000, help="query length in microseconds (default 1000)")
     ap.add_argument("--duration", type=float, default=3.0, help="window per run, seconds (default 3)")
+    ap.add_argument("--pipeline", choices=("both", "on", "off"), default="both",
+                    help="exec variants: pipelined (on), KFDMP_EXEC_PIPELINE=0 (off), or both (default)")
     a = ap.parse_args()
     for b in ("kfdmp", "kfdmp-exec-worker", "kfdmp-test-worker", "kfdmp-exec-sleep-worker"):
         if not os.access(os.path.join(a.build, b), os.X_OK):
             sys.exit("exec_overhead: %s/%s is missing (build it)" % (a.build, b))
     inproc = ["--worker-bin", os.path.join(a.build, "kfdmp-test-worker"), "--workload", "sleep", "--iters", str(a.us)]
     execw = ["--exec", "%s %d" % (os.path.join(a.build, "kfdmp-exec-sleep-worker"), a.us)]
-    d_time, d_qps, d_p50, d_p50_pct = [], [], [], []
-    print("pair  in-process qps  exec qps   in-proc us/query  exec us/query  overhead")
+    variants = [("in", inproc, None)]
+    if a.pipeline in ("both", "on"):
+        variants.append(("exec", execw, None))
+    if a.pipeline in ("both", "off"):
+        variants.append(("exec-nopipe", execw, {"KFDMP_EXEC_PIPELINE": "0"}))
+    names = [v[0] for v in variants[1:]]
+    d_time, d_qps, d_p50, d_p50_pct = [dict((n, []) for n in names) for _ in range(4)]
+    print("round  in-process qps  " + "  ".join("%12s qps  %s us/q  overhead" % (n, n) for n in names))
     for i in range(a.repeats):
-        # Alternate the order, so drift does not fall on one side.
-        pair = [("in", inproc), ("exec", execw)] if i % 2 == 0 else [("exec", execw), ("in", inproc)]
+        # Rotate the order, so drift does not fall on one side.
+        k = i % len(variants)
+        order = variants[k:] + variants[:k]
         res = {}
-        for name, args in pair:
-            res[name] = run(a.build, args, a.duration)
+        for name, args, env in order:
+            res[name] = run(a.build, args, a.duration, env)
         qi, ti, pi, _ = res["in"]
-        qe, te, pe, _ = res["exec"]
-        d_time.append(100.0 * (te - ti) / ti)
-        d_qps.append(100.0 * (qi - qe) / qi)
-        d_p50.append(pe - pi)
-        d_p50_pct.append(100.0 * (pe - pi) / pi)
-        print("%4d  %14.1f  %8.1f  %16.2f  %13.2f  %+7.3f%%" % (i + 1, qi, qe, ti, te, d_time[-1]))
-    m, h = interval(d_time)
-    mq, hq = interval(d_qps)
-    mp, hp = interval(d_p50)
-    mpp, hpp = interval(d_p50_pct)
-    print("")
-    print("exec bridge overhead on a %d us query, %d pairs, 95%% interval:" % (a.us, a.repeats))
-    print("  time per query: %+.3f%% +- %.3f%%" % (m, h))
-    print("  QPS loss:       %+.3f%% +- %.3f%%" % (mq, hq))
-    print("  p50 latency:    %+.2f us +- %.2f us (%+.3f%% +- %.3f%%)" % (mp, hp, mpp, hpp))
-    print("  target < 1%%: %s" % ("met" if m + h < 1.0 else "NOT met (upper bound %.3f%%)" % (m + h)))
+        row = "%5d  %14.1f" % (i + 1, qi)
+        for n in names:
+            qe, te, pe, _ = res[n]
+            d_time[n].append(100.0 * (te - ti) / ti)
+            d_qps[n].append(100.0 * (qi - qe) / qi)
+            d_p50[n].append(pe - pi)
+            d_p50_pct[n].append(100.0 * (pe - pi) / pi)
+            row += "  %16.1f  %8.2f  %+7.3f%%" % (qe, te, d_time[n][-1])
+        print(row)
+    for n in names:
+        m, h = interval(d_time[n])
+        mq, hq = interval(d_qps[n])
+        mp, hp = interval(d_p50[n])
+        mpp, hpp = interval(d_p50_pct[n])
+        print("")
+        print("%s: bridge overhead on a %d us query, %d rounds, 95%% interval:" % (n, a.us, a.repeats))
+        print("  time per query: %+.3f%% +- %.3f%%" % (m, h))
+        print("  QPS loss:       %+.3f%% +- %.3f%%" % (mq, hq))
+        print("  p50 latency:    %+.2f us +- %.2f us (%+.3f%% +- %.3f%%)" % (mp, hp, mpp, hpp))
+        print("  target < 1%%: %s" % ("met" if m + h < 1.0 else "NOT met (upper bound %.3f%%)" % (m + h)))
 
 
 if __name__ == "__main__":

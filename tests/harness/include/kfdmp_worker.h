@@ -28,7 +28,9 @@
  * cpus=LIST` (sched_setaffinity of every thread); passes `option graph=1`
  * as cfg->graph only when kfdmp_serve_supports() names "graph" (otherwise
  * `unsupported graph`); an unknown option is `unsupported KEY`. Then
- * setup(), `ready`, and one query() per `query SEQ` line. `stop` or the end
+ * setup(), `ready` (with pipeline=1 when `hello` offered it: the launcher
+ * may then send the next query before this one's `done`; it waits in stdin),
+ * and one query() per `query SEQ` line, in order. `stop` or the end
  * of stdin returns 0; a protocol error from the launcher returns 2; a
  * failed setup 1 (after `error`), unsupported 0 (after `unsupported`).
  */
@@ -279,7 +281,7 @@ static KFDMP__UNUSED int kfdmp_serve_supports(int argc, char **argv, kfdmp_query
 	struct kfdmp_config cfg;
 	char why[512], head[96], msg[700];
 	const char *l, *initial;
-	int i, rc = 0;
+	int i, rc = 0, pipeline = 0;
 	(void)argc;
 	memset(&io, 0, sizeof io);
 	io.keep = 1;
@@ -322,12 +324,18 @@ static KFDMP__UNUSED int kfdmp_serve_supports(int argc, char **argv, kfdmp_query
 			goto out;
 		}
 		{
+			/* fields it does not know are ignored (the protocol's rule) */
 			const char *p = strstr(l, "index=");
 			if (p)
 				cfg.index = atoi(p + 6);
 			p = strstr(l, "workers=");
 			if (p)
 				cfg.workers = atoi(p + 8);
+			/* the launcher may send the next query ahead: lines are read in
+			 * order, so it waits in stdin; answered in `ready` */
+			for (p = strstr(l, " pipeline=1"); p; p = strstr(p + 1, " pipeline=1"))
+				if (p[11] == 0 || p[11] == ' ')
+					pipeline = 1;
 		}
 	}
 	/* env, option, config end */
@@ -474,6 +482,8 @@ static KFDMP__UNUSED int kfdmp_serve_supports(int argc, char **argv, kfdmp_query
 		}
 		if (cfg.gpu_time && strlen(ready) + 11 < sizeof ready)
 			strcat(ready, " gpu_time=1");
+		if (pipeline && strlen(ready) + 11 < sizeof ready)
+			strcat(ready, " pipeline=1");
 		if (kfdmp__sendf(&io, ready, NULL) != 0) {
 			rc = 1;
 			goto out;

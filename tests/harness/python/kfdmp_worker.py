@@ -234,6 +234,10 @@ class _Session(object):
         self.cfg = Config()
         self.timer = None
         self.state = None
+        # `hello ... pipeline=1`: answered `ready ... pipeline=1`. Nothing else
+        # changes: lines are read in order, so a query sent ahead waits in
+        # stdin until the `done` before it is written (unbuffered, os.write).
+        self.pipeline = False
 
     # --- configuration --------------------------------------------------------
     def read_config(self):
@@ -247,8 +251,10 @@ class _Session(object):
         if f[1] != str(PROTOCOL_VERSION):
             raise ProtocolError("protocol version %s not supported (this helper speaks %d)"
                                 % (f[1], PROTOCOL_VERSION))
-        for field in f[3:]:
+        for field in f[3:]:  # fields it does not know are ignored (the protocol's rule)
             k, _, v = field.partition("=")
+            if field == "pipeline=1":
+                self.pipeline = True  # the launcher may send the next query ahead: answered in `ready`
             if k in ("index", "workers"):
                 try:
                     setattr(self.cfg, k, int(v))
@@ -378,6 +384,8 @@ class _Session(object):
             line += " device=" + "_".join(str(self.cfg.device).split())
         if self.timer is not None:
             line += " gpu_time=1"
+        if self.pipeline:
+            line += " pipeline=1"
         return line
 
     # --- queries --------------------------------------------------------------

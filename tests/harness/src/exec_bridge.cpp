@@ -2,6 +2,7 @@
 
 #include "worker.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
+#include <poll.h>
 #include <sstream>
 #include <stdexcept>
 #include <sys/prctl.h>
@@ -166,19 +168,8 @@ public:
 	bool receive(std::string& line)
 	{
 		for (;;) {
-			const auto nl = buf_.find('\n');
-			if (nl != std::string::npos) {
-				line = buf_.substr(0, nl);
-				buf_.erase(0, nl + 1);
-				if (!line.empty() && line.back() == '\r')
-					line.pop_back();
+			if (take_line(line))
 				return true;
-			}
-			if (buf_.size() > 65536) { // no protocol line is this long: the command is printing something else
-				line = buf_;
-				buf_.clear();
-				return true;
-			}
 			char chunk[4096];
 			const ssize_t n = read(from_, chunk, sizeof chunk);
 			if (n < 0 && errno == EINTR)
@@ -191,6 +182,42 @@ public:
 		}
 	}
 
+	// receive() with a deadline (CLOCK_MONOTONIC ms): 1 a line, 0 EOF (or
+	// the command exited and nothing more came; `line` holds a partial
+	// line, if any), -1 the deadline passed.
+	int receive_by(std::string& line, uint64_t deadline_ms)
+	{
+		bool exited = false;
+		for (;;) {
+			if (take_line(line))
+				return 1;
+			const uint64_t now = mono_ms();
+			if (now >= deadline_ms)
+				return -1;
+			pollfd pfd{from_, POLLIN, 0};
+			const int r = poll(&pfd, 1, exited ? 0 : int(std::min<uint64_t>(deadline_ms - now, 20)));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r > 0) {
+				char chunk[4096];
+				const ssize_t n = read(from_, chunk, sizeof chunk);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0) {
+					line = buf_;
+					return 0;
+				}
+				buf_.append(chunk, size_t(n));
+				continue;
+			}
+			if (r < 0 || exited) { // gone, and a process it left holds its stdout
+				line = buf_;
+				return 0;
+			}
+			exited = reap_if_exited();
+		}
+	}
+
 	// Closes its stdin (EOF: the protocol's stop) and waits up to
 	// timeout_ms for it to exit; returns its wait status, or -1 if it
 	// did not exit in time (then it is killed).
@@ -199,7 +226,7 @@ public:
 		close_stdin();
 		const uint64_t deadline = mono_ms() + timeout_ms;
 		int ws = 0;
-		for (;;) {
+		while (!reaped_) {
 			const pid_t r = waitpid(pid_, &ws, WNOHANG);
 			if (r == pid_) {
 				reaped_ = true;
@@ -246,13 +273,42 @@ public:
 		}
 	}
 
-private:
 	void close_stdin()
 	{
 		if (to_ >= 0) {
 			close(to_);
 			to_ = -1;
 		}
+	}
+
+private:
+	// A whole line from what was read, if there is one.
+	bool take_line(std::string& line)
+	{
+		const auto nl = buf_.find('\n');
+		if (nl != std::string::npos) {
+			line = buf_.substr(0, nl);
+			buf_.erase(0, nl + 1);
+			if (!line.empty() && line.back() == '\r')
+				line.pop_back();
+			return true;
+		}
+		if (buf_.size() > 65536) { // no protocol line is this long: the command is printing something else
+			line = buf_;
+			buf_.clear();
+			return true;
+		}
+		return false;
+	}
+
+	bool reap_if_exited()
+	{
+		int ws = 0;
+		if (reaped_ || waitpid(pid_, &ws, WNOHANG) != pid_)
+			return reaped_;
+		reaped_ = true;
+		status_ = ws;
+		return true;
 	}
 
 	pid_t pid_ = 0;
@@ -272,7 +328,8 @@ public:
 			throw std::runtime_error(who() + "no command (--exec CMD)");
 		device_ = "exec " + std::string(p.command);
 		std::vector<std::pair<std::string, std::string>> env;
-		const std::vector<std::string> lines = exec_config_lines(p, index_, workers_);
+		const bool offer = exec_pipeline_offered(p);
+		const std::vector<std::string> lines = exec_config_lines(p, index_, workers_, offer);
 		for (const auto& l : lines)
 			if (l.compare(0, 4, "env ") == 0) {
 				const auto eq = l.find('=');
@@ -291,6 +348,7 @@ public:
 		const ExecLine l = parse_exec_line(line);
 		if (l.kind == "ready") {
 			gpu_time_ = l.gpu_time;
+			pipeline_ = offer && l.pipeline; // unasked, it changes nothing
 			if (!l.device.empty())
 				device_ = l.device;
 		} else if (l.kind == "unsupported") {
@@ -303,13 +361,27 @@ public:
 		}
 	}
 
+	// Closed loop with `pipeline=1`: from the second query on (the first
+	// runs before the start barrier, where nothing may wait in the
+	// command's stdin), query k goes out with query k+1 behind it, so the
+	// command finds its next query in its stdin when it writes `done k`.
+	// Query k still ends when its `done` is read here.
 	void query() override
 	{
 		const uint64_t seq = ++seq_;
-		const std::string q = "query " + std::to_string(seq);
+		std::string q;
+		const bool first_send = sent_ < seq;
+		if (first_send) {
+			q = "query " + std::to_string(seq);
+			sent_ = seq;
+		}
+		if (pipeline_ && seq >= 2 && sent_ == seq) {
+			q += (q.empty() ? "query " : "\nquery ") + std::to_string(seq + 1);
+			sent_ = seq + 1;
+		}
 		worker_set_activity("waiting for `done " + std::to_string(seq) + "` from the command");
-		if (!cmd_->send(q))
-			gone("before query " + std::to_string(seq));
+		if (!q.empty() && !cmd_->send(q))
+			gone((first_send ? "before query " : "during query ") + std::to_string(seq));
 		std::string line;
 		if (!cmd_->receive(line))
 			gone("during query " + std::to_string(seq), line);
@@ -348,13 +420,35 @@ public:
 	}
 
 	// Nothing to check on the CPU: the end of the run. `stop`, then the
-	// command must exit 0 (within 10 s).
+	// command must exit 0 (within 10 s). A pipelined command has one query
+	// more than the run asked for (sent ahead of the last one): it may
+	// answer it, `done K` or `fail K`, before it reads `stop`; that line is
+	// read here, a failure fails the run, anything else is a protocol
+	// error; exiting without answering it is fine.
 	void verify() override
 	{
-		worker_set_activity("waiting for the command to exit after `stop`");
-		if (!cmd_->send("stop"))
-			gone("before `stop`");
-		const int ws = cmd_->finish(10000);
+		const uint64_t deadline = mono_ms() + 10000;
+		if (sent_ > seq_) {
+			const std::string ahead = std::to_string(sent_);
+			worker_set_activity("waiting for `done " + ahead + "` (the query sent ahead) and the exit after `stop`");
+			if (!cmd_->send("stop"))
+				gone("before `stop`");
+			cmd_->close_stdin();
+			std::string line;
+			const int got = cmd_->receive_by(line, deadline);
+			if (got < 0) {
+				cmd_->kill_all();
+				throw std::runtime_error(who() + "the command did not exit within 10 s of `stop` (killed)");
+			}
+			if (got > 0 || !line.empty())
+				extra_line(line);
+		} else {
+			worker_set_activity("waiting for the command to exit after `stop`");
+			if (!cmd_->send("stop"))
+				gone("before `stop`");
+		}
+		const uint64_t now = mono_ms();
+		const int ws = cmd_->finish(deadline > now ? deadline - now : 0);
 		if (ws < 0)
 			throw std::runtime_error(who() + "the command did not exit within 10 s of `stop` (killed)");
 		if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
@@ -368,6 +462,25 @@ public:
 private:
 	std::string who() const { return "exec worker " + std::to_string(index_) + " (" + name_ + "): "; }
 
+	// The answer to the query sent ahead of the last one, read after `stop`.
+	void extra_line(const std::string& line)
+	{
+		const ExecLine l = parse_exec_line(line);
+		if (l.kind == "done" && l.seq == sent_) {
+			if (gpu_time_ && !l.has_gpu_ns)
+				throw std::runtime_error(who() + "`ready gpu_time=1` but a `done` without gpu_ns: " +
+							 quote(line));
+			return;
+		}
+		if (l.kind == "fail" && l.seq == sent_)
+			throw std::runtime_error(who() + "query " + std::to_string(l.seq) +
+						 " (sent ahead of the last one, answered after `stop`) failed: " + l.text);
+		if (l.kind == "bad")
+			throw std::runtime_error(who() + l.why + ": " + quote(line));
+		throw std::runtime_error(who() + "expected `done " + std::to_string(sent_) +
+					 "` (the query sent ahead) or the exit after `stop`, got " + quote(line));
+	}
+
 	[[noreturn]] void gone(const std::string& when, const std::string& partial = "")
 	{
 		const std::string why = cmd_->why_gone();
@@ -379,7 +492,9 @@ private:
 	std::string name_, device_;
 	std::unique_ptr<Command> cmd_;
 	uint64_t seq_ = 0, gpu_ns_ = 0;
+	uint64_t sent_ = 0; // the last SEQ sent: seq_, or seq_ + 1 with a query sent ahead
 	bool gpu_time_ = false;
+	bool pipeline_ = false; // offered in `hello` and announced in `ready`
 };
 
 } // namespace
@@ -409,6 +524,10 @@ ExecLine parse_exec_line(const std::string& line)
 					l.gpu_time = true;
 				else if (f[i] == "gpu_time=0")
 					l.gpu_time = false;
+				else if (f[i] == "pipeline=1")
+					l.pipeline = true;
+				else if (f[i] == "pipeline=0")
+					l.pipeline = false;
 				else if (f[i].compare(0, 7, "device=") == 0)
 					l.device = f[i].substr(7);
 				else {
@@ -460,10 +579,17 @@ ExecLine parse_exec_line(const std::string& line)
 	return l;
 }
 
-std::vector<std::string> exec_config_lines(const WorkloadParams& p, uint32_t index, uint32_t workers)
+bool exec_pipeline_offered(const WorkloadParams& p)
+{
+	const char* env = std::getenv("KFDMP_EXEC_PIPELINE");
+	return p.rate <= 0 && !(env && std::strcmp(env, "0") == 0);
+}
+
+std::vector<std::string> exec_config_lines(const WorkloadParams& p, uint32_t index, uint32_t workers, bool pipeline)
 {
 	std::vector<std::string> lines = {"kfdmp " + std::to_string(exec_protocol_version) + " hello index=" +
-					  std::to_string(index) + " workers=" + std::to_string(workers)};
+					  std::to_string(index) + " workers=" + std::to_string(workers) +
+					  (pipeline ? " pipeline=1" : "")};
 	std::istringstream ss(std::string(p.exec_config, strnlen(p.exec_config, sizeof p.exec_config)));
 	for (std::string l; std::getline(ss, l);)
 		if (!l.empty())

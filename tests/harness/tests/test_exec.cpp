@@ -25,6 +25,7 @@ namespace {
 
 const std::string scripts = KFDMP_EXEC_SCRIPTS;
 const std::string py_worker = scripts + "/py_worker.py";
+const std::string pipe_worker = scripts + "/pipe_worker.py";
 
 std::string temp_dir()
 {
@@ -144,6 +145,30 @@ TEST(ExecProtocol, ConfigLinesStartWithHello)
 	EXPECT_EQ(lines[0], "kfdmp 1 hello index=2 workers=8");
 	EXPECT_EQ(lines[1], "env OMP_NUM_THREADS=4");
 	EXPECT_EQ(lines[2], "option threads=4");
+	EXPECT_EQ(exec_config_lines(p, 2, 8, true)[0], "kfdmp 1 hello index=2 workers=8 pipeline=1");
+}
+
+// `pipeline=1`: offered in closed loop only, unless KFDMP_EXEC_PIPELINE=0;
+// `ready pipeline=1` parses (and `pipeline=0`).
+TEST(ExecProtocol, PipelineOfferAndAnswer)
+{
+	WorkloadParams p{};
+	unsetenv("KFDMP_EXEC_PIPELINE");
+	EXPECT_TRUE(exec_pipeline_offered(p));
+	setenv("KFDMP_EXEC_PIPELINE", "0", 1);
+	EXPECT_FALSE(exec_pipeline_offered(p));
+	setenv("KFDMP_EXEC_PIPELINE", "1", 1);
+	EXPECT_TRUE(exec_pipeline_offered(p));
+	unsetenv("KFDMP_EXEC_PIPELINE");
+	p.rate = 100;
+	EXPECT_FALSE(exec_pipeline_offered(p));
+	ExecLine l = parse_exec_line("kfdmp 1 ready device=x gpu_time=1 pipeline=1");
+	EXPECT_EQ(l.kind, "ready");
+	EXPECT_TRUE(l.pipeline);
+	EXPECT_TRUE(l.gpu_time);
+	EXPECT_FALSE(parse_exec_line("kfdmp 1 ready").pipeline);
+	EXPECT_FALSE(parse_exec_line("kfdmp 1 ready pipeline=0").pipeline);
+	EXPECT_EQ(parse_exec_line("kfdmp 1 ready pipeline=2").kind, "bad");
 }
 
 TEST(ExecArms, CuMaskInRocrSyntaxAndCpuThreads)
@@ -404,6 +429,120 @@ TEST(ExecBinary, ArmsThatCannotBeTakenSkip)
 	std::filesystem::remove_all(root);
 	std::filesystem::remove_all(out);
 	std::filesystem::remove_all(out2);
+}
+
+// Closed loop with `pipeline=1` (docs/exec-workers.md, "Overhead"): from
+// the second query on, query k+1 is in the command's stdin before it writes
+// `done k` (pipe_worker.py `ahead` fails the query otherwise, as it did
+// before the bridge pipelined); the query sent ahead of the last one is
+// answered after `stop` and accepted; the window's figures stay those of
+// a 2 ms query.
+TEST(ExecPipeline, NextQueryIsQueuedAheadInClosedLoop)
+{
+	const std::string out = temp_dir();
+	const std::string log = out + "/lines";
+	ASSERT_EQ(run_kfdmp(out, "--exec '" + pipe_worker + " --log " + log + " ahead 2' --procs 2"), 0) << output(out);
+	const json::Value doc = results(out);
+	const auto& runs = doc.at("runs").array();
+	ASSERT_EQ(runs.size(), 2u);
+	const auto& r = runs[1];
+	EXPECT_EQ(r.at("status").string(), "ok");
+	for (const auto& w : r.at("workers").array()) {
+		// A 2 ms sleep: never more than 500 queries a second, whatever
+		// the bridge does with the query sent ahead.
+		EXPECT_GT(w.at("queries").number(), 0);
+		EXPECT_LE(w.at("span_qps").number(), 510);
+		EXPECT_GE(w.at("latency_us").at("p50").number(), 1000);
+		EXPECT_GE(w.at("latency_samples").number(), w.at("queries").number()); // every query of the window
+	}
+	EXPECT_LE(r.at("aggregate_qps").number(), 2 * 510);
+	for (int i : {0, 1}) {
+		const std::string got = text(log + "." + std::to_string(i));
+		EXPECT_EQ(got.substr(0, got.find('\n')), "kfdmp 1 hello index=" + std::to_string(i) + " workers=2 pipeline=1");
+		// answered 1 .. K, then K+1 followed by `stop`, then `stop`
+		const auto extra = got.find("\nextra ");
+		ASSERT_NE(extra, std::string::npos) << got;
+		const uint64_t k = std::stoull(got.substr(extra + 7));
+		EXPECT_NE(got.find("\nanswered " + std::to_string(k - 1) + "\nextra " + std::to_string(k) + "\nstop\n"),
+			  std::string::npos)
+			<< got;
+		EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), long(k) + 2) << got; // hello, 1 .. k, stop
+		EXPECT_EQ(got.find("not-ahead"), std::string::npos) << got;
+	}
+	std::filesystem::remove_all(out);
+}
+
+struct ExtraCase {
+	const char* opts; // pipe_worker.py options
+	int rc;           // kfdmp's exit status
+	const char* expect; // in the run's reason ("" = the run is ok)
+};
+
+class ExecPipelineStop : public ::testing::TestWithParam<ExtraCase> {};
+
+// The query sent ahead of the last one: its `done` after `stop` is
+// accepted, and so is no answer (the command exits 0); its `fail` fails
+// the run with the reason; a `done` with another SEQ, after `stop` or in
+// the window, is a protocol error as before. Nothing is left running.
+TEST_P(ExecPipelineStop, TheQuerySentAheadAtStop)
+{
+	const std::string out = temp_dir();
+	const std::string token = "kfdmp-pipe-" + std::to_string(getpid());
+	const std::string cmd = "'" + pipe_worker + " ahead 1 " + GetParam().opts + " # " + token + "'";
+	EXPECT_EQ(run_kfdmp(out, "--exec " + cmd + " --procs 1 --grace 2"), GetParam().rc) << output(out);
+	const json::Value doc = results(out);
+	const auto& r = doc.at("runs").array().at(0);
+	if (!*GetParam().expect) {
+		EXPECT_EQ(r.at("status").string(), "ok") << r.at("reason").string();
+	} else {
+		EXPECT_EQ(r.at("status").string(), "failed");
+		const std::string reason = r.at("reason").string();
+		EXPECT_NE(reason.find("worker 0"), std::string::npos) << reason;
+		EXPECT_NE(reason.find(GetParam().expect), std::string::npos) << reason;
+	}
+	EXPECT_EQ(processes_with(token), 0);
+	std::filesystem::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+	Answers, ExecPipelineStop,
+	::testing::Values(ExtraCase{"extra=done", 0, ""}, ExtraCase{"extra=none", 0, ""},
+			  ExtraCase{"extra=fail", 1, "(sent ahead of the last one, answered after `stop`) failed: the extra query broke"},
+			  ExtraCase{"extra=wrong", 1, "(the query sent ahead) or the exit after `stop`, got \"done "},
+			  ExtraCase{"wrong-at=20", 1, "expected `done 20`, got \"done 21\""}),
+	[](const auto& info) {
+		std::string n = info.param.opts;
+		for (auto& c : n)
+			c = std::isalnum((unsigned char)c) ? c : '_';
+		return n;
+	});
+
+// The old rule where pipelining is not on: a command that does not answer
+// `ready pipeline=1` (offered or not), open loop (not offered, even to a
+// command that announces it unasked) and KFDMP_EXEC_PIPELINE=0 never get a
+// query before the previous `done` (pipe_worker.py `never-ahead` fails the
+// query otherwise).
+TEST(ExecPipeline, NeverAheadWithoutTheAnnouncementOrInOpenLoop)
+{
+	struct Case {
+		std::string args, env, hello_tail;
+	};
+	for (const Case& c : {Case{"never-ahead 1' --procs 1", "", " pipeline=1"},
+			      Case{"never-ahead 1 announce=1' --procs 1 --rate 300", "", ""},
+			      Case{"never-ahead 1 announce=1' --procs 1", "KFDMP_EXEC_PIPELINE=0", ""}}) {
+		const std::string out = temp_dir();
+		const std::string log = out + "/lines";
+		ASSERT_EQ(run_kfdmp(out, "--exec '" + pipe_worker + " --log " + log + " " + c.args, c.env), 0)
+			<< c.args << "\n"
+			<< output(out);
+		const std::string got = text(log + ".0");
+		EXPECT_EQ(got.substr(0, got.find('\n')), "kfdmp 1 hello index=0 workers=1" + c.hello_tail) << c.args;
+		EXPECT_EQ(got.find("early"), std::string::npos) << got;
+		EXPECT_NE(got.find("answered 2\n"), std::string::npos) << got;
+		EXPECT_NE(got.find("\nstop\n"), std::string::npos) << got;
+		EXPECT_EQ(results(out).at("runs").array().at(0).at("status").string(), "ok");
+		std::filesystem::remove_all(out);
+	}
 }
 
 // Named exec workloads as tenants of --mix.

@@ -64,8 +64,8 @@ class FakeLauncher(object):
         out, self.buf = self.buf.split(b"\n", 1)
         return out.decode()
 
-    def config(self, env=(), options=(), index=0, workers=1):
-        self.send("kfdmp 1 hello index=%d workers=%d" % (index, workers),
+    def config(self, env=(), options=(), index=0, workers=1, hello_extra=""):
+        self.send("kfdmp 1 hello index=%d workers=%d%s" % (index, workers, hello_extra),
                   *(["env " + e for e in env] + ["option " + o for o in options] + ["config end"]))
 
     def finish(self, stop=True, timeout=TIMEOUT):
@@ -102,7 +102,56 @@ def py(*args):
     return [sys.executable, SERVICE] + list(args)
 
 
-class PythonWorker(unittest.TestCase):
+class Pipeline(object):
+    """`hello ... pipeline=1` (the launcher's closed loop): `ready` says
+    pipeline=1, and queries sent ahead, before the previous `done`, are
+    answered in order; without the offer, `ready` does not say it. Other
+    fields of `hello` the helper does not know are ignored."""
+
+    def argv(self):
+        raise NotImplementedError
+
+    def ready_prefix(self):
+        raise NotImplementedError
+
+    def test_pipeline_offered_and_queries_ahead(self):
+        w = FakeLauncher(self.argv())
+        w.config(hello_extra=" pipeline=1 some_future_field=7")
+        ready = w.line()
+        self.assertTrue(ready.startswith(self.ready_prefix()), ready)
+        self.assertTrue(ready.endswith(" pipeline=1"), ready)
+        w.send("query 1")
+        self.assertTrue(w.line().split()[:2] == ["done", "1"])
+        # query 3 is already in stdin when query 2 ends; the last one sent
+        # ahead of `stop` is answered before the helper reads `stop`
+        w.send("query 2", "query 3")
+        self.assertEqual(w.line().split()[:2], ["done", "2"])
+        w.send("query 4")
+        self.assertEqual(w.line().split()[:2], ["done", "3"])
+        w.send("stop")
+        self.assertEqual(w.line().split()[:2], ["done", "4"])
+        rc, rest, err = w.finish(stop=False)
+        self.assertEqual((rc, rest), (0, []), err)
+
+    def test_pipeline_not_offered(self):
+        w = FakeLauncher(self.argv())
+        w.config(hello_extra=" pipeline=0 other=x")
+        ready = w.line()
+        self.assertTrue(ready.startswith(self.ready_prefix()), ready)
+        self.assertNotIn("pipeline", ready)
+        w.send("query 1")
+        self.assertEqual(w.line().split()[:2], ["done", "1"])
+        rc, rest, err = w.finish()
+        self.assertEqual((rc, rest), (0, []), err)
+
+
+class PythonWorker(Pipeline, unittest.TestCase):
+    def argv(self):
+        return py("--sleep-ms", "5")
+
+    def ready_prefix(self):
+        return "kfdmp 1 ready"
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="kfdmp-worker-test-")
         self.state = os.path.join(self.tmp, "state.json")
@@ -125,6 +174,14 @@ class PythonWorker(unittest.TestCase):
         self.assertEqual((rc, rest), (0, []), err)
         st = self.read_state()
         self.assertEqual((st["index"], st["workers"]), (2, 4))
+
+    def test_env_reexec_keeps_the_pipeline_offer(self):
+        """The hello line travels through the re-exec with the rest."""
+        w = FakeLauncher(py())
+        w.config(env=["KFDMP_TEST_A=1"], hello_extra=" pipeline=1")
+        self.assertEqual(w.line(), "kfdmp 1 ready pipeline=1")
+        rc, _, err = w.finish()
+        self.assertEqual(rc, 0, err)
 
     def test_eof_exits_zero(self):
         w = FakeLauncher(py())
@@ -393,7 +450,12 @@ class LineReader(unittest.TestCase):
 
 
 @unittest.skipIf(not NATIVE, "KFDMP_NATIVE_WORKER not set (ctest sets it)")
-class NativeWorker(unittest.TestCase):
+class NativeWorker(Pipeline, unittest.TestCase):
+    def argv(self):
+        return [NATIVE, "--sleep-us", "5000"]
+
+    def ready_prefix(self):
+        return "kfdmp 1 ready device=example:threads=0,index=0 gpu_time=1"
     def test_queries_env_options(self):
         w = FakeLauncher([NATIVE, "--sleep-us", "100", "--report-env", "KFDMP_TEST_A"],
                          env={"KFDMP_TEST_A": "old"})
