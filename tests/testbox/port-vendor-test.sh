@@ -25,8 +25,11 @@
 #       Makefile, so pre-build.sh gets its four arguments and the sanity check
 #       runs, on a copy (a stub pre-build.sh and kernel build dir).
 #   port-vendor-test.sh rocm   the vendor series (patches/rocm-6.4) on the
-#       pristine vendor source: no conflict, no finding. Skipped (77) until
-#       that series exists.
+#       pristine vendor source (every directory and file of it the series
+#       touches, include/uapi/linux/kfd_ioctl.h too): no conflict, no
+#       finding. Skipped (77) until that series exists.
+# Both take their expectations from the series (which files its patches
+# touch, where the survey first conflicts), not from patch numbers.
 # Skipped (77) without the vendor tarball, or (upstream) without the
 # upstream series' base (build/tree or /usr/src/linux-source-6.12.tar.xz).
 # ok and bad always succeed (tests/test-lib.sh): `cond && ok .. || bad ..` is an if-else.
