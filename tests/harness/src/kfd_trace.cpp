@@ -14,8 +14,12 @@ namespace kfdmp {
 namespace {
 
 // The three events and the TP_printk keys the harness needs of each
-// (patches/linux-6.12 0003 and 0026, kfd_mp_trace.h; the same file in the
-// rocm-6.4 series):
+// (kfd_mp_trace.h of the series' trace-event and tenant-control patches;
+// the same file in the rocm-6.4 series). kfd_tenant_ctl fires once per GPU
+// of a SUSPEND/RESUME call (kfd_tenant_step(), duration_ns: that GPU's
+// part) and once per target GPU when a released /dev/kfd file's
+// suspensions are given back (kfd_tenant_release(), op=resume procs=1
+// duration_ns=0):
 //   kfd_tenant_ctl: "gpu_id=%u op=%s procs=%u ret=%d wait_ns=%llu duration_ns=%llu"
 //   kfd_unmap_queues: "gpu_id=%u filter=%s filter_param=%u ret=%d wait_us=%llu"
 //   kfd_runlist_submit: "gpu_id=%u processes=%u active_queues=%u oversubscribed=%s
@@ -242,6 +246,15 @@ TransitionSamples transition_samples(const std::vector<KfdTraceEvent>& events, p
 		}
 		if (t.wait_ns == 0) {
 			++c.no_cycle;
+			continue;
+		}
+		// duration_ns 0 on a resume: the kernel giving back the
+		// suspensions of a released /dev/kfd file (the daemon exited or
+		// was killed; kfd_tenant_release()), not a call with a window of
+		// its own. Its runlist submit came before the event, so within the
+		// slack it could pair as a latency of about 0: left out, unpaired.
+		if (!t.suspend && t.duration_ns == 0) {
+			++c.unpaired;
 			continue;
 		}
 		// The GPU's part of the call started duration_ns before the event.

@@ -367,7 +367,7 @@ TEST(KfdTrace, UnavailableCasesSayWhy)
 	EXPECT_EQ(arm(t).at("suspend_to_unmapped").at("unavailable").string(),
 		  "no " + dir + "/trace.txt (the trace wrapper wrote none)");
 
-	// a trace without tenant events (a driver without patch 0026)
+	// a trace without tenant events (a driver without the tenant-control patch)
 	write(dir + "/trace.txt", "# tracer: nop\n  a-1 [000] ..... 1.000000: kfd_unmap_queues: gpu_id=1 "
 				  "filter=all filter_param=0 ret=0 wait_us=1\n");
 	t = read_kfd_trace_dir(dir);
@@ -402,11 +402,30 @@ TEST(KfdTrace, UnavailableCasesSayWhy)
 	std::filesystem::remove_all(dir);
 }
 
+// The kernel resuming a released /dev/kfd file's suspensions (the daemon
+// killed) emits kfd_tenant_ctl op=resume with duration_ns 0, after that
+// resume's own runlist submit: not a resume-to-running sample of 0 us, even
+// when the submit reads within the microsecond before it.
+TEST(KfdTrace, AReleasedFilesResumeIsNotALatency)
+{
+	const KfdTrace t = parse_text(
+		"  s-9 [000] ..... 2.000100: kfd_runlist_submit: gpu_id=1 processes=3 active_queues=9 "
+		"oversubscribed=no reasons= duration_us=12 ret=0\n"
+		"  s-9 [000] ..... 2.000100: kfd_tenant_ctl: gpu_id=1 op=resume procs=1 ret=0 wait_ns=90000 "
+		"duration_ns=0\n");
+	ASSERT_EQ(t.malformed, 0u);
+	const TransitionSamples s = transition_samples(t.events, 9);
+	EXPECT_TRUE(s.resume_ns.empty());
+	EXPECT_EQ(s.resume.events, 1u);
+	EXPECT_EQ(s.resume.unpaired, 1u);
+}
+
 // Real kfd_tenant_ctl lines (fixtures/trace/real/kfd_tenant_ctl-*.txt),
 // where they exist: every tenant-control line parses. A node-less QEMU load
-// cannot emit it (kfd_tenant_apply() fires it only for a SUSPEND or RESUME
-// applied on a GPU, and without a GPU every such call is refused first), so
-// the first will come from a box run's OUT/trace/trace.txt.
+// cannot emit it (kfd_tenant_step() fires it only for a SUSPEND or RESUME
+// applied on a GPU, kfd_tenant_release() only for a suspension given back,
+// and without a GPU every such call is refused first), so the first will
+// come from a box run's OUT/trace/trace.txt.
 TEST(KfdTrace, ParsesRealCaptures)
 {
 	const std::string dir = std::string(KFDMP_FIXTURES) + "/trace/real";
