@@ -7,6 +7,7 @@
 #include "fakes.h"
 #include "kfd_backend.h"
 #include "kfd_tenant_uapi.h"
+#include "proc.h"
 #include "scheduler.h"
 
 #include <cerrno>
@@ -15,6 +16,9 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace kfdmp::sched;
 using std::chrono::milliseconds;
@@ -262,6 +266,32 @@ TEST(KfdBackend, DeviceWithoutTheIoctlIsNotSupported)
 	EXPECT_NE(r.message.find("ENOTTY"), std::string::npos) << r.message;
 	EXPECT_NE(r.message.find("0x29"), std::string::npos) << r.message;
 	EXPECT_EQ(b.resume({1}, GpuSel{}).err, ENOTSUP);
+}
+
+TEST(KfdBackend, RealPidfdsOfARealProcess)
+{
+	// The system calls themselves (pidfd_open, /proc start time, poll):
+	// no /dev/kfd is needed to track a tenant.
+	pid_t child = fork();
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	ASSERT_GT(child, 0);
+	auto st = read_stat(child);
+	ASSERT_TRUE(st);
+	KfdBackend b("/dev/null");
+	std::string why;
+	EXPECT_EQ(b.track(child, st->starttime + 1, &why), ESRCH) << "another start time: a reused pid";
+	EXPECT_EQ(b.tracked(), 0u);
+	ASSERT_EQ(b.track(child, st->starttime, &why), 0) << why;
+	EXPECT_GE(b.pidfd_of(child), 0);
+	EXPECT_EQ(b.exited(child), std::optional<bool>(false));
+	kill(child, SIGKILL);
+	waitpid(child, nullptr, 0);
+	EXPECT_EQ(b.exited(child), std::optional<bool>(true));
+	b.forget(child);
+	EXPECT_EQ(b.tracked(), 0u);
 }
 
 TEST_F(KfdTest, ProbeSendsNoTargetsAndDistinguishesTheAnswers)
