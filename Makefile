@@ -24,8 +24,7 @@ BUILD ?= $(CURDIR)/build
 export KVER KDIR KSRC BUILD JOBS DC DEBUG_INFO SERIES
 
 # CI has 90 minutes on 2 cores: `make test` leaves out the tests labelled
-# `long` (the port surveys of other trees); `make test-all` runs them too
-# (docs/tests.md).
+# `long` (none today; docs/tests.md); `make test-all` runs them too.
 CTEST_ARGS ?= -LE long
 # Two tests at a time: the machine CI runs on has 2 cores, and more tests
 # at once would only share them (docs/tests.md).
