@@ -6,6 +6,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -66,9 +67,43 @@ int kfd_mp_choice_effective(const struct kfd_mp_choice_param *p,
 	return master ? enabled : stock;
 }
 
-static int kfd_mp_choice_set(const char *val, const struct kernel_param *kp)
+/*
+ * Whether @kp is set from the module's parameters (insmod, modprobe.d, or
+ * the kernel command line for a built-in amdgpu), not by a write to
+ * /sys/module/amdgpu/parameters at run time.
+ */
+static bool kfd_mp_param_loading(const struct kernel_param *kp)
 {
-	struct kfd_mp_choice_param *p = kp->arg;
+#ifdef CONFIG_MODULES
+	if (kp->mod)
+		return kp->mod->state != MODULE_STATE_LIVE;
+#endif
+	return system_state < SYSTEM_RUNNING;
+}
+
+/* the length of @val without the newline of a sysfs write */
+static int kfd_mp_param_len(const char *val)
+{
+	return strcspn(val, "\n");
+}
+
+/**
+ * kfd_mp_choice_store - set a choice parameter
+ * @p: the parameter
+ * @val: the value given
+ * @loading: @val comes from the module's parameters, not from a write at
+ *	     run time
+ *
+ * A value that is not one of @p->choices is logged with the valid values.
+ * At load it falls back to the default, as amdgpu_device_check_arguments()
+ * does for amdgpu's own parameters, so that a typo does not keep amdgpu
+ * from loading; a write at run time is refused and changes nothing.
+ *
+ * Return: 0, or -EINVAL for a bad value written at run time.
+ */
+static int kfd_mp_choice_store(struct kfd_mp_choice_param *p,
+			       const char *val, bool loading)
+{
 	char list[128] = "";
 	int i = kfd_mp_choice_parse(p->choices, val);
 
@@ -81,9 +116,21 @@ static int kfd_mp_choice_set(const char *val, const struct kernel_param *kp)
 			strlcat(list, ", ", sizeof(list));
 		strlcat(list, p->choices[i], sizeof(list));
 	}
-	pr_err("amdgpu: %s: invalid value '%s'; valid values: %s\n",
-	       p->name, val, list);
-	return -EINVAL;
+	if (!loading) {
+		pr_warn("amdgpu: %s: invalid value '%.*s'; valid values: %s; left at '%s'\n",
+			p->name, kfd_mp_param_len(val), val, list,
+			p->choices[READ_ONCE(p->value)]);
+		return -EINVAL;
+	}
+	pr_warn("amdgpu: %s: invalid value '%.*s'; valid values: %s; using the default '%s'\n",
+		p->name, kfd_mp_param_len(val), val, list, p->choices[0]);
+	WRITE_ONCE(p->value, 0);
+	return 0;
+}
+
+static int kfd_mp_choice_set(const char *val, const struct kernel_param *kp)
+{
+	return kfd_mp_choice_store(kp->arg, val, kfd_mp_param_loading(kp));
 }
 
 static int kfd_mp_choice_get(char *buffer, const struct kernel_param *kp)
@@ -98,19 +145,42 @@ const struct kernel_param_ops kfd_mp_choice_ops = {
 	.get = kfd_mp_choice_get,
 };
 
-static int kfd_mp_uint_set(const char *val, const struct kernel_param *kp)
+/**
+ * kfd_mp_uint_store - set an unsigned parameter
+ * @p: the parameter
+ * @val: the value given
+ * @loading: as for kfd_mp_choice_store()
+ *
+ * As kfd_mp_choice_store(), for a value out of @p's range (or not a power
+ * of 2 where one is required); the default is @p->def.
+ *
+ * Return: 0, or -EINVAL for a bad value written at run time.
+ */
+static int kfd_mp_uint_store(struct kfd_mp_uint_param *p, const char *val,
+			     bool loading)
 {
-	struct kfd_mp_uint_param *p = kp->arg;
 	unsigned int v;
 
-	if (kstrtouint(val, 0, &v) || kfd_mp_uint_check(p, v)) {
-		pr_err("amdgpu: %s: invalid value '%s'; valid values: %u..%u%s\n",
-		       p->name, val, p->min, p->max,
-		       p->power_of_2 ? ", a power of 2" : "");
+	if (!kstrtouint(val, 0, &v) && !kfd_mp_uint_check(p, v)) {
+		p->value = v;
+		return 0;
+	}
+	if (!loading) {
+		pr_warn("amdgpu: %s: invalid value '%.*s'; valid values: %u..%u%s; left at %u\n",
+			p->name, kfd_mp_param_len(val), val, p->min, p->max,
+			p->power_of_2 ? ", a power of 2" : "", p->value);
 		return -EINVAL;
 	}
-	p->value = v;
+	pr_warn("amdgpu: %s: invalid value '%.*s'; valid values: %u..%u%s; using the default %u\n",
+		p->name, kfd_mp_param_len(val), val, p->min, p->max,
+		p->power_of_2 ? ", a power of 2" : "", p->def);
+	p->value = p->def;
 	return 0;
+}
+
+static int kfd_mp_uint_set(const char *val, const struct kernel_param *kp)
+{
+	return kfd_mp_uint_store(kp->arg, val, kfd_mp_param_loading(kp));
 }
 
 static int kfd_mp_uint_get(char *buffer, const struct kernel_param *kp)

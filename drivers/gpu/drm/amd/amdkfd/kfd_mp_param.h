@@ -4,9 +4,13 @@
  *
  * Each behaviour change has its own module parameter, and the master
  * switch amdgpu.kfd_mp=1 turns on every one that is left at "default".
- * A bad value is refused when the module loads, with a message that names
- * the parameter and the valid values, so a test box never runs a
- * configuration it did not ask for.
+ * A bad value given at load does not keep amdgpu from loading, as for
+ * amdgpu's own parameters (amdgpu_device_check_arguments()): it is logged
+ * with the parameter's valid values and the default it falls back to, and
+ * the parameter then reads back that default from
+ * /sys/module/amdgpu/parameters, where a test box sees that it did not
+ * get the configuration it asked for. A bad value written there at run
+ * time is refused.
  */
 #ifndef KFD_MP_PARAM_H_INCLUDED
 #define KFD_MP_PARAM_H_INCLUDED
@@ -21,12 +25,13 @@ struct kfd_mp_choice_param {
 	int value;			/* index into choices */
 };
 
-/* An unsigned parameter with a valid range. */
+/* An unsigned parameter with a valid range; @value starts as @def. */
 struct kfd_mp_uint_param {
 	const char *name;
 	unsigned int min;
 	unsigned int max;
 	bool power_of_2;
+	unsigned int def;
 	unsigned int value;
 };
 

@@ -24,7 +24,7 @@ MODULE_PARM_DESC(kfd_queue_slot_policy,
 static struct kfd_mp_uint_param kfd_mp_slot_range_param = {
 	.name = "kfd_queue_slot_range", .min = 1,
 	.max = KFD_MAX_NUM_OF_QUEUES_PER_PROCESS, .power_of_2 = true,
-	.value = 8,
+	.def = 8, .value = 8,
 };
 module_param_cb(kfd_queue_slot_range, &kfd_mp_uint_ops,
 		&kfd_mp_slot_range_param, 0444);

@@ -1308,6 +1308,92 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 }
 
 /*
+ * A nested eviction (the process is evicted already) needs no preemption
+ * and returns 0 in stock. With the queued runlist it first runs a cycle
+ * for what is pending, so that it cannot return while an earlier
+ * eviction's preemption is still queued; here that cycle serves process
+ * A's create and its preemption times out. The error is A's create's:
+ * returned by E's nested eviction, -ETIME would make
+ * kfd_process_evict_queues() roll back E's evictions on its other GPUs,
+ * where stock succeeds. Queued: the next cycle is held back
+ * (kfd_dqm_hold()), so A's create is pending when E's eviction flushes
+ * it. Stock: A's create and E's eviction wait for dqm_lock in that order.
+ */
+static void kfd_dqm_test_nested_evict_hang(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_proc *fa, *fc, *fe;
+	struct device_queue_manager *dqm;
+	struct kfd_dqm_call evict;
+	struct completion *done[2];
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op_a;
+	struct queue *qc, *qe;
+	long timeout;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fc = kfd_fake_proc_add(fake);
+	fe = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fc && fe);
+	/* C's queue keeps a runlist active, so A's cycle preempts */
+	qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
+	qe = kfd_dqm_mkq(test, fake, fe, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_evict(fake, fe, true), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fe), 0);
+	soft_hws_sync(&fake->hws);
+
+	queue_preemption_timeout_ms = 200;
+	soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_HANG, 0, 0);
+	if (dqm->mp_rlq_on) {
+		timeout = kfd_dqm_hold(dqm);
+		kfd_dqm_op_start(test, &op_a, fake, fa, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		done[0] = &op_a.done;
+		done[1] = NULL;
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, done),
+				      "interleaving not reached: A's create not pending");
+		kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT,
+				   fe, NULL);
+		wait_for_completion(&evict.done);
+		wait_for_completion(&op_a.done);
+		kfd_dqm_unhold(dqm, timeout);
+	} else {
+		dqm_lock(dqm);
+		kfd_dqm_op_start(test, &op_a, fake, fa, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		msleep(20);
+		kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT,
+				   fe, NULL);
+		msleep(20);
+		dqm_unlock(dqm);
+		wait_for_completion(&op_a.done);
+		wait_for_completion(&evict.done);
+	}
+
+	KUNIT_EXPECT_EQ(test, op_a.ret, -ETIME);
+	KUNIT_EXPECT_EQ_MSG(test, evict.ret, 0,
+			    "the nested eviction returned the error of A's cycle");
+	KUNIT_EXPECT_EQ(test, fe->pdd->qpd.evicted, 2);
+
+	/*
+	 * The GPU reset by hand: the case is about the eviction's answer,
+	 * not the reset. The HWS forgets everything, the driver restarts.
+	 */
+	flush_work(&dqm->hw_exception_work);
+	soft_hws_reset(&fake->hws);
+	dqm->active_runlist = false;
+	pm_release_ib(&dqm->packet_mgr);
+	queue_preemption_timeout_ms = saved_timeout;
+	kfd_dqm_rmq(test, fake, fe, qe);
+	kfd_dqm_rmq(test, fake, fc, qc);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
  * A reader of a queue's MQD (checkpoint_mqd, get_wave_state) must see the
  * queue preempted. With the queued runlist, process A's eviction records
  * its change and sleeps until a cycle preempts the queue; a checkpoint of
@@ -3288,6 +3374,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_concurrent, kfd_dqm_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(kfd_dqm_test_hang_flush, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_nested_evict_hang, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_checkpoint_pending, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_teardown_pending, kfd_dqm_queued_gen_params),
