@@ -8,7 +8,7 @@ nothing downloaded, served through kfdmp_worker.serve.
         kfdmp_reference.py --preset resnet50-b32
     python3 kfdmp_reference.py --list-presets
     python3 kfdmp_reference.py --flops --preset mi300x-8.7ms
-    python3 kfdmp_reference.py --size-for 8.7 [--efficiency 0.138] [--peak-tflops 1307.4] [--seq 256]
+    python3 kfdmp_reference.py --size-for 8.7 [--efficiency 0.126] [--peak-tflops 1307.4] [--seq 256]
 
 A query is one forward pass of the whole batch (no autograd), on the current
 stream; kfdmp_worker times it with torch.cuda.Event and waits for it. The
@@ -41,19 +41,20 @@ GPT2 = dict(layers=12, hidden=768, heads=12, vocab=50257, positions=1024)
 # Dense fp16 (tensor/matrix core) peaks, TFLOP/s, without sparsity.
 PEAK_TFLOPS = {"mi300x": 1307.4, "h100-sxm": 989.4}
 # The efficiency (achieved FLOP/s / dense fp16 peak) the field preset is sized
-# with: MEASURED on the H100 on 2026-11-27, one process (kfdmp --exec N = 1 and
-# the standalone loop agree within 3%): the first version of this preset (gpt2
-# batch 52, seq 256, 3.415e12 FLOP a query) took 25.07 ms a query against the
-# H100 SXM's 989.4 TFLOP/s, 3.415e12 / (25.07e-3 x 989.4e12) = 0.138
-# (tests/harness/results/h100/2026-11-27-exec-reference/out/summary.txt). It
-# replaces the 0.30 assumed before. ASSUMED to carry over to the MI300X: that
-# is the weak point (eager PyTorch on ROCm may reach another fraction of peak;
-# a smaller batch may reach a lower one); the box's N = 1 QPS of this preset
-# is the check. The box's MI308X has 80 CUs, not the MI300X's 304: the same
-# preset takes about 3.8x longer there; --size-for MS --peak-tflops P
-# [--efficiency E] sizes for another GPU.
-SIZING_EFFICIENCY = 0.138
-SIZING_MEASURED = dict(gpu="h100-sxm", date="2026-11-27", batch=52, seq=256, ms=25.07)
+# with: MEASURED on the H100 with one process, at the shape it sizes. First
+# (2026-11-27, 05:27 UTC) gpt2 batch 52 x 256 took 25.07 ms a query: 0.138,
+# which gave batch 24; batch 24 then took 12.66 ms (kfdmp --exec N = 1, median
+# of 3 time-sliced repeats, 08:5x UTC; GPU time 12.5 ms): 1.576e12 /
+# (12.66e-3 x 989.4e12) = 0.126 (the smaller batch reaches a lower fraction),
+# which gives batch 22, 8.77 ms predicted
+# (tests/harness/results/h100/2026-11-27-exec-reference/README.md). ASSUMED to
+# carry over to the MI300X: that is the weak point (eager PyTorch on ROCm may
+# reach another fraction of peak); the box's N = 1 QPS of this preset is the
+# check. The box's MI308X has 80 CUs, not the MI300X's 304: the same preset
+# takes about 3.8x longer there; --size-for MS --peak-tflops P [--efficiency E]
+# sizes for another GPU.
+SIZING_EFFICIENCY = 0.126
+SIZING_MEASURED = dict(gpu="h100-sxm", date="2026-11-27", batch=24, seq=256, ms=12.66)
 FIELD_MS = 8.7  # 1 / 115 QPS, the field's one process on an MI300X
 FIELD_SEQ = 256
 
@@ -61,8 +62,8 @@ PRESETS = {
     "gpt2-b8-s128": dict(model="gpt2", batch=8, seq=128),
     "resnet50-b32": dict(model="resnet50", batch=32, image=224),
     # sized by --size-for 8.7 --seq 256 at SIZING_EFFICIENCY (measured on the
-    # H100, assumed on the MI300X) on the MI300X peak: batch 24, 8.73 ms predicted
-    "mi300x-8.7ms": dict(model="gpt2", batch=24, seq=256),
+    # H100, assumed on the MI300X) on the MI300X peak: batch 22, 8.77 ms predicted
+    "mi300x-8.7ms": dict(model="gpt2", batch=22, seq=256),
 }
 
 

@@ -23,6 +23,31 @@ TARGET_MS = 8.7
 AS_RUN = {"mi300x-8.7ms": dict(model="gpt2", batch=52, seq=256)}
 
 
+def _reference_lines(out, preset):
+    for path in glob.glob(os.path.join(out, "**", preset, "**", "stderr.txt"), recursive=True):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith("kfdmp_reference:") and "flops/query=" in line:
+                        yield line
+        except OSError:
+            continue
+
+
+def run_flops(out, preset):
+    """FLOPs per query as the workers of this run printed them (None if none did)."""
+    for line in _reference_lines(out, preset):
+        return float(line.split("flops/query=")[1].split()[0])
+    return None
+
+
+def ran_seq(out, preset):
+    for line in _reference_lines(out, preset):
+        if " seq=" in line:
+            return int(line.split(" seq=")[1].split()[0])
+    return None
+
+
 def median(v):
     v = sorted(v)
     if not v:
@@ -145,6 +170,11 @@ def main(out):
     for preset in ("mi300x-8.7ms", "gpt2-b8-s128"):
         p = AS_RUN.get(preset) or ref.PRESETS[preset]
         flops = ref.gpt2_flops(p["batch"], p["seq"])
+        # the FLOPs the workers reported (the shape that ran), where recorded
+        ran = run_flops(out, preset)
+        if ran:
+            flops = ran
+            p = dict(p, seq=ran_seq(out, preset) or p["seq"])
         qs = [q for label, q in n1.items() if q and label.split(os.sep)[-1] == preset
               and "/mps/" not in "/" + label + "/" and "arms" not in label and "smoke" not in label]
         sa = []
