@@ -33,7 +33,7 @@
 #               MI300X), time-sliced and under MPS, N=1,2,4,8 x 3 (24 runs,
 #               about 5.5 min); the summary checks its sizing
 #   arms        gpt2-b8-s128 time-sliced, N=1,2,4,8, ARM_REPEATS (1) each of
-#               the stock arm (ARM_STOCK=1),
+#               the stock arm (ARM_STOCK=1; ARM_ONLY='NAME...' picks arms),
 #               --cpu-threads 1, --cpu-threads auto, --pin numa,
 #               --idle-procs 2 (16 runs, about 3.5 min)
 #   agree       exec N=1 and the standalone loop alternated, ROUNDS (3)
@@ -275,12 +275,14 @@ arms)
 	for p in $presets; do
 		# ARM_REPEATS (1) repeats each; ARM_STOCK=1 adds the stock arm in the
 		# same part, for a comparison on the same machine and run
+		# ARM_ONLY: a space-separated subset of the arms' names
 		r=${ARM_REPEATS:-1}
-		[ "${ARM_STOCK:-0}" = 1 ] && exec_sweep "$OUT/arms/stock/$p" "$p" "$r" "$PROCS"
-		exec_sweep "$OUT/arms/cpu-threads-1/$p" "$p" "$r" "$PROCS" --cpu-threads 1
-		exec_sweep "$OUT/arms/cpu-threads-auto/$p" "$p" "$r" "$PROCS" --cpu-threads auto
-		[ "${ARM_PIN:-1}" = 1 ] && exec_sweep "$OUT/arms/pin-numa/$p" "$p" "$r" "$PROCS" --pin numa
-		exec_sweep "$OUT/arms/idle-procs-2/$p" "$p" "$r" "$PROCS" --idle-procs 2
+		want() { [ -z "${ARM_ONLY:-}" ] || [[ " $ARM_ONLY " == *" $1 "* ]]; }
+		[ "${ARM_STOCK:-0}" = 1 ] && want stock && exec_sweep "$OUT/arms/stock/$p" "$p" "$r" "$PROCS"
+		want cpu-threads-1 && exec_sweep "$OUT/arms/cpu-threads-1/$p" "$p" "$r" "$PROCS" --cpu-threads 1
+		want cpu-threads-auto && exec_sweep "$OUT/arms/cpu-threads-auto/$p" "$p" "$r" "$PROCS" --cpu-threads auto
+		[ "${ARM_PIN:-1}" = 1 ] && want pin-numa && exec_sweep "$OUT/arms/pin-numa/$p" "$p" "$r" "$PROCS" --pin numa
+		want idle-procs-2 && exec_sweep "$OUT/arms/idle-procs-2/$p" "$p" "$r" "$PROCS" --idle-procs 2
 	done
 	;;
 agree)
