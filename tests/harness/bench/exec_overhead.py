@@ -92,7 +92,7 @@ def main():
         variants.append(("exec-nopipe", execw, {"KFDMP_EXEC_PIPELINE": "0"}))
     names = [v[0] for v in variants[1:]]
     d_time, d_qps, d_p50, d_p50_pct = [dict((n, []) for n in names) for _ in range(4)]
-    print("round  in-process qps  " + "  ".join("%12s qps  %s us/q  overhead" % (n, n) for n in names))
+    print("round  in-process qps" + "".join("  %16s  %8s  %8s" % (n + " qps", "us/query", "overhead") for n in names))
     for i in range(a.repeats):
         # Rotate the order, so drift does not fall on one side.
         k = i % len(variants)
