@@ -10,6 +10,7 @@
 #define KFD_MP_H_INCLUDED
 
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/types.h>
 
 #include "kfd_mp_slots.h"
@@ -21,6 +22,7 @@ struct kfd_ioctl_tenant_ctl_args;
 struct kfd_mp_rlq;
 struct kfd_process;
 struct kfd_process_device;
+struct pid;
 struct qcm_process_device;
 struct queue;
 struct seq_file;
@@ -47,15 +49,50 @@ void kfd_mp_dqm_lock(struct device_queue_manager *dqm);
 /* in kfd_device_queue_manager.c */
 int kfd_dqm_rlq_cycle(struct kfd_mp_rlq *rlq, struct list_head *batch,
 		      unsigned int n);
+
+/**
+ * struct kfd_tenant_call - one GPU's part of an AMDKFD_IOC_TENANT_CTL call
+ * @node: on dqm->mp_tenant_calls while its state is committed
+ * @pdds: process devices of one dqm, distinct; NULL once left out
+ * @status: per pdd, 0 or -errno
+ * @n: number of @pdds
+ * @suspend: SUSPEND (true) or RESUME
+ * @owner: the caller's /dev/kfd file
+ * @wait_ns: out: time in the preemption cycle
+ * @unpin: drops the caller's references of the @pdds' processes
+ */
+struct kfd_tenant_call {
+	struct list_head node;
+	struct kfd_process_device **pdds;
+	int *status;
+	unsigned int n;
+	bool suspend;
+	struct file *owner;
+	u64 wait_ns;
+	void (*unpin)(struct kfd_tenant_call *c);
+};
+
 int kfd_dqm_tenant_set(struct device_queue_manager *dqm,
-		       struct kfd_process_device **pdds, unsigned int n,
-		       bool suspend, int *status, u64 *wait_ns);
+		       struct kfd_tenant_call *c);
+int kfd_dqm_tenant_state(struct kfd_process_device *pdd, struct file *owner);
 
 /* kfd_mp_tenant.c: AMDKFD_IOC_TENANT_CTL */
+
+/* a target: the pid of a pidfd, or (in-kernel callers) the process */
+struct kfd_tenant_target {
+	struct pid *pid;
+	struct kfd_process *p;
+};
+
 int kfd_ioctl_tenant_ctl(struct file *filep, struct kfd_process *p,
 			 void *data);
-int kfd_tenant_ctl_procs(struct kfd_process **procs, unsigned int n,
-			 struct kfd_ioctl_tenant_ctl_args *args, s32 *status);
+int kfd_tenant_ctl_targets(struct file *owner, struct kfd_tenant_target *tg,
+			   unsigned int n,
+			   struct kfd_ioctl_tenant_ctl_args *args,
+			   s32 *status, u32 *state);
+void kfd_tenant_release(struct file *owner);
+void kfd_tenant_own(struct kfd_process_device *pdd, struct file *owner);
+void kfd_tenant_disown(struct kfd_process_device *pdd);
 
 int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
 int kfd_debugfs_mp_stats_reset(const char *buf);
