@@ -898,7 +898,7 @@ static bool kfd_tenant_waiting(struct device_queue_manager *dqm)
 }
 
 /*
- * While a SUSPEND waits for a hung preemption (1 s here, 9 s and more per
+ * While a SUSPEND waits for a hung preemption (3 s here, 9 s and more per
  * GPU on hardware), it holds no reference of its target: a target that
  * exits meanwhile is released, not held back until the call returns
  * (the call kept every reference to its end). Its status says -ESRCH if
@@ -920,7 +920,7 @@ static void kfd_dqm_test_tenant_no_pin(struct kunit *test)
 		fp[i] = kfd_tenant_proc_add(test, fake);
 		q[i] = kfd_dqm_mkq(test, fake, fp[i], KFD_QUEUE_TYPE_COMPUTE);
 	}
-	kfd_tenant_hang_next(fake, 1000);
+	kfd_tenant_hang_next(fake, 3000);
 	susp.test = test;
 	susp.fps = fp;
 	susp.n = 2;
@@ -955,11 +955,12 @@ static void kfd_dqm_test_tenant_no_pin(struct kunit *test)
 
 /*
  * The tenant lock is per GPU and interruptible. While a SUSPEND waits for
- * a hung preemption (3 s) on this GPU: a call whose target has no device here
- * is answered at once (one global mutex held it back for the whole
- * hang); a second call on this GPU waits for its lock and a signal ends
- * it with -EINTR and nothing changed (it waited uninterruptibly and then
- * suspended its target).
+ * a hung preemption on this GPU (10 s: long enough for the checks on a
+ * loaded machine), a call whose target has no device here is answered at
+ * once (one global mutex held it back for the whole hang), and a second
+ * call on this GPU waits for its lock and a signal ends it with -EINTR
+ * and nothing changed (it waited uninterruptibly and then suspended its
+ * target).
  */
 static void kfd_dqm_test_tenant_lock(struct kunit *test)
 {
@@ -984,7 +985,7 @@ static void kfd_dqm_test_tenant_lock(struct kunit *test)
 	n_pdds = fp[2]->p->n_pdds;
 	fp[2]->p->n_pdds = 0;
 
-	kfd_tenant_hang_next(fake, 3000);
+	kfd_tenant_hang_next(fake, 10000);
 	susp.test = test;
 	susp.fps = fp;
 	susp.n = 1;
@@ -1017,6 +1018,8 @@ static void kfd_dqm_test_tenant_lock(struct kunit *test)
 	     !(READ_ONCE(t2->__state) & TASK_INTERRUPTIBLE); i++)
 		usleep_range(500, 1000);
 	KUNIT_EXPECT_FALSE(test, completion_done(&second.done));
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&susp.done),
+			       "the hung call ended before the check");
 	send_sig(SIGKILL, t2, 1);
 	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&second.done,
 								60 * HZ) > 0,
