@@ -548,6 +548,13 @@ static struct snap get_state(const int32_t *fds)
 	return s;
 }
 
+/* Field by field: the struct has padding before wait_ns. */
+static int same(const struct snap *a, const struct snap *b)
+{
+	return a->err == b->err && a->status[0] == b->status[0] && a->status[1] == b->status[1] &&
+	       a->state[0] == b->state[0] && a->state[1] == b->state[1] && a->wait_ns == b->wait_ns;
+}
+
 static void refused_calls(const int32_t *fds)
 {
 	int32_t st[2];
@@ -582,7 +589,7 @@ static void check_unchanged(void)
 	if (before.err != ENOENT || before.status[0] != -ENOENT || before.status[1] != -ENOENT)
 		failf("GET_STATE {self, KFD child} before: %s status {%s, %s}, expected ENOENT and {-ENOENT, -ENOENT}",
 		      ename(before.err), sname(before.status[0]), sname(before.status[1]));
-	if (memcmp(&before, &after, sizeof(before)))
+	if (!same(&before, &after))
 		failf("GET_STATE {self, KFD child} changed across the refused calls: %s {%s, %s} state {0x%x, 0x%x} -> %s {%s, %s} state {0x%x, 0x%x}",
 		      ename(before.err), sname(before.status[0]), sname(before.status[1]),
 		      before.state[0], before.state[1], ename(after.err), sname(after.status[0]),
@@ -635,7 +642,7 @@ static void check_release(void)
 	probe_or_exit("after the controller's file was released");
 	after = get_state(fds);
 	alarm(0);
-	if (memcmp(&before, &after, sizeof(before)))
+	if (!same(&before, &after))
 		failf("GET_STATE {self, KFD child} changed across the controller's release: %s {%s, %s} -> %s {%s, %s}",
 		      ename(before.err), sname(before.status[0]), sname(before.status[1]),
 		      ename(after.err), sname(after.status[0]), sname(after.status[1]));
