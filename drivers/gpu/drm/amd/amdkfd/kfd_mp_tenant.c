@@ -405,11 +405,10 @@ static struct pid *kfd_tenant_pidfd(int fd)
 void kfd_tenant_release(struct file *owner)
 {
 	struct kfd_process_device *pdd, *found;
+	struct kfd_tenant_step *s = NULL;
 	struct device_queue_manager *dqm;
-	struct kfd_tenant_step *s;
 	struct kfd_process *p;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL | __GFP_NOFAIL);
 	for (;;) {
 		found = NULL;
 		spin_lock(&kfd_tenant_owned_lock);
@@ -426,6 +425,9 @@ void kfd_tenant_release(struct file *owner)
 		spin_unlock(&kfd_tenant_owned_lock);
 		if (!found)
 			break;
+		/* only a file that holds suspensions gets here */
+		if (!s)
+			s = kzalloc(sizeof(*s), GFP_KERNEL | __GFP_NOFAIL);
 		dqm = found->dev->dqm;
 		s->procs[0] = p;
 		s->nprocs = 1;
