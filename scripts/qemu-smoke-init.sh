@@ -156,14 +156,19 @@ check_line() {
 }
 
 # tenant kfdmp-sched: the daemon's kfd backend against the loaded driver.
-# Two KFD processes (tenant-probe --hold) as its best-effort and critical
-# tenants; it must probe the interface (QUERY), set both classes (0 from
-# SET_CLASS) and, on SIGTERM, exit 0 with nothing left suspended.
+# Two KFD processes (tenant-probe --hold): the best-effort tenant, and the
+# critical one, which sends "busy" to the daemon's socket. The daemon must
+# probe the interface (num_targets 0), open the best-effort tenant's pidfd,
+# suspend it when the report comes and get the kernel's per-target answer
+# for it: ENOENT on a node-less load (a KFD process without a GPU), not
+# EBADF (the pidfd refused) nor a call-level error; then, on SIGTERM, exit
+# 0 with nothing left suspended.
 sched_check() {
 	rm -f /tmp/hold.* /tmp/kfdmp-sched.*
+	s_sock=/tmp/kfdmp-sched.sock
 	/bin/tenant-probe --hold >/tmp/hold.1 2>&1 &
 	s_h1=$!
-	/bin/tenant-probe --hold >/tmp/hold.2 2>&1 &
+	/bin/tenant-probe --hold "$s_sock" >/tmp/hold.2 2>&1 &
 	s_h2=$!
 	s_try=0
 	while ! grep -q held /tmp/hold.1 || ! grep -q held /tmp/hold.2; do
@@ -177,11 +182,11 @@ sched_check() {
 		sleep 0.1
 	done
 	s_log=/tmp/kfdmp-sched.jsonl
-	/bin/kfdmp-sched --backend kfd --best-effort "$s_h1" --critical "$s_h2" --set-class \
-		--socket /tmp/kfdmp-sched.sock --log "$s_log" 2>/tmp/kfdmp-sched.err &
+	/bin/kfdmp-sched --backend kfd --best-effort "$s_h1" --critical "$s_h2" \
+		--socket "$s_sock" --log "$s_log" 2>/tmp/kfdmp-sched.err &
 	s_d=$!
 	s_try=0
-	while [ $s_try -le 50 ] && [ "$(grep -c '"event":"set_class"' "$s_log" 2>/dev/null)" != 2 ]; do
+	while [ $s_try -le 100 ] && ! grep -q '"event":"suspend"' "$s_log" 2>/dev/null; do
 		kill -0 "$s_d" 2>/dev/null || break
 		s_try=$((s_try + 1))
 		sleep 0.1
@@ -191,17 +196,19 @@ sched_check() {
 	s_rc=$?
 	kill "$s_h1" "$s_h2" 2>/dev/null
 	wait
-	s_all="$(cat /tmp/kfdmp-sched.err "$s_log" 2>/dev/null | oneline)"
+	s_all="$(cat /tmp/kfdmp-sched.err "$s_log" /tmp/hold.2 2>/dev/null | oneline)"
 	if [ $s_rc -ne 0 ]; then
 		detail="kfdmp-sched exited $s_rc: $s_all"
 	elif ! grep -q '"event":"start".*"backend":"kfd"' "$s_log"; then
 		detail="no start line with backend kfd: $s_all"
-	elif [ "$(grep '"event":"set_class"' "$s_log" | grep -c '"result":"ok"')" != 2 ]; then
-		detail="set_class not ok for both tenants: $s_all"
+	elif grep -q '"event":"tenant_refused"' "$s_log"; then
+		detail="the best-effort tenant was not taken (pidfd): $s_all"
+	elif ! grep '"event":"suspend"' "$s_log" | grep -q "\"refused\":\"$s_h1: ENOENT"; then
+		detail="no suspend of pid $s_h1 answered ENOENT per target: $s_all"
 	elif ! grep -q '"event":"shutdown".*"left_suspended":0' "$s_log"; then
 		detail="no shutdown line with left_suspended 0: $s_all"
 	else
-		note="kfdmp-sched --backend kfd: probe ok, set_class ok for pids $s_h1 $s_h2, SIGTERM exit 0, left_suspended 0"
+		note="kfdmp-sched --backend kfd: probe ok, pidfd of $s_h1 taken, suspend on busy from $s_h2 answered ENOENT for it (no GPU), SIGTERM exit 0, left_suspended 0"
 		return 0
 	fi
 	return 1

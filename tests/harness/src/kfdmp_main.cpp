@@ -207,7 +207,7 @@ std::string sched_arm_unavailable(const Options& o, const std::string& arm)
 	const std::string backend = KFDMP_BACKEND;
 	if (sched_arm_backend(arm, o.sched_backend) == "kfd") {
 		if (backend != "hip")
-			return "the tenant-control interface is amdkfd's (ioctl 0x70 on /dev/kfd); this is a " +
+			return "the tenant-control interface is amdkfd's (ioctl 0x29 on /dev/kfd); this is a " +
 			       backend + " build";
 		if (access("/dev/kfd", R_OK | W_OK) != 0)
 			return std::string("/dev/kfd: ") + std::strerror(errno);
