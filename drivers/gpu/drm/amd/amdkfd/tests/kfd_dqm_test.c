@@ -3219,6 +3219,60 @@ static void kfd_dqm_test_terminate_hang(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+/*
+ * As kfd_dqm_test_terminate_hang, with the GPU reset that the hang asks
+ * run by hw_exception_work (auto_reset), as amdgpu's reset work runs it:
+ * the hung process's MQDs are then freed from that worker, by
+ * free_hung_queues() in start_cpsch(). Each must go back through the
+ * fake's GTT stub: a worker that did not run as the test took amdgpu's
+ * real amdgpu_amdkfd_free_gtt_mem() on the fake's memory (KASAN
+ * slab-out-of-bounds, then a fault in ww_mutex_lock(): seen once in the
+ * seeded stress, seed 2, MI308X queued).
+ */
+static void kfd_dqm_test_terminate_hang_reset_work(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp, *fo;
+	struct queue *q[2], *qo;
+	unsigned int live;
+	u32 sdma_id;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	fp = kfd_fake_proc_add(fake);
+	fo = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fp && fo);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_SDMA);
+	qo = kfd_dqm_mkq(test, fake, fo, KFD_QUEUE_TYPE_COMPUTE);
+	sdma_id = q[1]->sdma_id;
+	live = kfd_dqm_live_mqds(fake);
+
+	fake->auto_reset = true;
+	queue_preemption_timeout_ms = 50;
+	soft_hws_inject(&fake->hws, SOFT_HWS_INJECT_HANG, 0, 0);
+	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fp), -ETIME);
+	uninit_queue(q[0]);
+	uninit_queue(q[1]);
+	/* the reset that the hang asked, run by the worker */
+	flush_work(&fake->dqm->hw_exception_work);
+	queue_preemption_timeout_ms = saved_timeout;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->resets_done), 1);
+	KUNIT_EXPECT_EQ(test, fake->reset_ret, 0);
+	KUNIT_EXPECT_TRUE(test, fake->dqm->sched_running);
+	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_live_mqds(fake), live - 2,
+			    "the reset work did not free the hung process's MQDs");
+	KUNIT_EXPECT_TRUE(test, test_bit(sdma_id, fake->dqm->sdma_bitmap));
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_rmq(test, fake, fo, qo);
+	KUNIT_EXPECT_EQ(test, fake->dqm->total_queue_count, 0);
+	kfd_dqm_teardown(test, fake);
+}
+
 /* a compute queue of @fp with a CWSR area: a control stack per XCC */
 static struct queue *kfd_dqm_mkq_cwsr(struct kunit *test,
 				      struct kfd_fake_node *fake,
@@ -3367,6 +3421,8 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_suspend_resume, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hung, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hang, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hang_reset_work,
+			 kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_criu_multi_xcc, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_soft_hws_checks, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_reset_destroyed_queue, kfd_dqm_gen_params),

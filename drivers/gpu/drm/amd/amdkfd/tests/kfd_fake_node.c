@@ -287,12 +287,19 @@ static int kfd_fake_gpu_reset(struct kfd_fake_node *fake);
  * kfd_process_hw_exception() asks amdgpu for a GPU reset, which amdgpu's
  * reset work runs (amdgpu_amdkfd_reset_work(), amdgpu_device_gpu_recover()).
  * Count it; with auto_reset, run it as amdgpu does (kfd_fake_gpu_reset()).
+ * The reset frees MQDs (the hung queues' ones, in start_cpsch()): the
+ * worker runs as the test, so that amdgpu_amdkfd_free_gtt_mem() takes the
+ * fake's stub (a static stub redirects only a test's own threads) and a
+ * KASAN report fails the test.
  */
 static void kfd_fake_hw_exception(struct work_struct *work)
 {
 	atomic_inc(&kfd_fake->gpu_resets);
-	if (READ_ONCE(kfd_fake->auto_reset))
+	if (READ_ONCE(kfd_fake->auto_reset)) {
+		current->kunit_test = kfd_fake->test;
 		kfd_fake_gpu_reset(kfd_fake);
+		current->kunit_test = NULL;
+	}
 }
 
 /*
