@@ -170,16 +170,25 @@ public:
 		for (;;) {
 			if (take_line(line))
 				return true;
-			char chunk[4096];
-			const ssize_t n = read(from_, chunk, sizeof chunk);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				line = buf_;
+			if (fill(line) == 0)
 				return false;
-			}
-			buf_.append(chunk, size_t(n));
 		}
+	}
+
+	// One read() of its stdout into buf_: 1 read something, -1 interrupted,
+	// 0 EOF or an error (then `line` holds the partial line, if any).
+	int fill(std::string& line)
+	{
+		char chunk[4096];
+		const ssize_t n = read(from_, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			return -1;
+		if (n <= 0) {
+			line = buf_;
+			return 0;
+		}
+		buf_.append(chunk, size_t(n));
+		return 1;
 	}
 
 	// receive() with a deadline (CLOCK_MONOTONIC ms): 1 a line, 0 EOF (or
@@ -199,15 +208,8 @@ public:
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r > 0) {
-				char chunk[4096];
-				const ssize_t n = read(from_, chunk, sizeof chunk);
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n <= 0) {
-					line = buf_;
+				if (fill(line) == 0)
 					return 0;
-				}
-				buf_.append(chunk, size_t(n));
 				continue;
 			}
 			if (r < 0 || exited) { // gone, and a process it left holds its stdout
