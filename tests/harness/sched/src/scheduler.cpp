@@ -338,31 +338,25 @@ void Scheduler::apply(bool suspend, std::vector<pid_t> pids, const char* reason,
 		}
 		for (pid_t p : gone_pids)
 			gone(p, "ESRCH from the backend");
-		for (pid_t p : reset) {
-			// The suspension is given back; a GPU reset keeps the queues off.
+		// Not suspended by us any more (or never): a fresh run window, one log line.
+		auto not_ours = [&](pid_t p, const char* event, const char* state) {
 			auto t = tenants_.find(p);
 			if (t != tenants_.end())
 				t->second = Tenant{false, end};
 			log_.write(JsonLine()
 					   .integer("t_ns", to_ns(end))
-					   .str("event", "reset")
+					   .str("event", event)
 					   .pids("pids", {p})
-					   .str("state", "RESET: released, the queues stay evicted by a GPU reset")
+					   .str("state", state)
 					   .done());
-		}
-		for (pid_t p : held) {
-			// Another /dev/kfd file holds it: not fought. A suspend is tried
-			// again after min_run; a resume finds nothing of ours to give back.
-			auto t = tenants_.find(p);
-			if (t != tenants_.end())
-				t->second = Tenant{false, end};
-			log_.write(JsonLine()
-					   .integer("t_ns", to_ns(end))
-					   .str("event", "suspended_by_other")
-					   .pids("pids", {p})
-					   .str("state", "another controller holds its suspension; left to it")
-					   .done());
-		}
+		};
+		// The suspension is given back; a GPU reset keeps the queues off.
+		for (pid_t p : reset)
+			not_ours(p, "reset", "RESET: released, the queues stay evicted by a GPU reset");
+		// Another /dev/kfd file holds it: not fought. A suspend is tried
+		// again after min_run; a resume finds nothing of ours to give back.
+		for (pid_t p : held)
+			not_ours(p, "suspended_by_other", "another controller holds its suspension; left to it");
 		for (auto [p, st] : refused) {
 			// A suspend not possible now (not a KFD process yet, not on this
 			// GPU, not permitted): counts as a fresh run window, so it is
