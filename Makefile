@@ -78,7 +78,8 @@ test:
 	@bash -c '. scripts/lib.sh; ! is_debian_host || scripts/setup-deps.sh --quiet'
 	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD)/cmake -j$${JOBS:-$$(nproc)}
-	cd $(BUILD)/cmake && ctest --output-on-failure -j$(CTEST_JOBS) $(CTEST_ARGS)
+	cd $(BUILD)/cmake && { ctest --output-on-failure -j$(CTEST_JOBS) $(CTEST_ARGS) || \
+		{ bash $(CURDIR)/scripts/ctest-failures.sh . ; exit 8; }; }
 
 clean:
 	rm -rf $(BUILD)
