@@ -55,11 +55,21 @@ for opt in CONFIG_SMP CONFIG_PREEMPT CONFIG_PROVE_LOCKING $sanitizer CONFIG_HSA_
 done
 ncpus=$(sed -n 's/^CONFIG_NR_CPUS=//p' "$out/.config")
 [ "${ncpus:-1}" -ge 4 ] || die "CONFIG_NR_CPUS=${ncpus:-1} in $out/.config: the guest must have 4 CPUs"
-[ "$rc" = 0 ] || die "KUnit failed (log: $log)"
+# On failure, say why where a cut log still shows it (the end): the cases
+# that failed or crashed and the first lines of each report.
+why() {
+	echo "--- why (from $out/test.log) ---" >&2
+	grep -E '^[[:space:]]*not ok |# .*: (ASSERTION|EXPECTATION) FAILED|crashed|timed out' "$out/test.log" 2>/dev/null |
+		head -n 40 >&2 || true
+	grep -E -A 12 "$reports" "$out/test.log" 2>/dev/null | head -n 80 >&2 || true
+}
+reports='BUG: KASAN|BUG: KCSAN|WARNING: possible circular|WARNING: .*lock|BUG: sleeping function'
+[ "$rc" = 0 ] || { why; die "KUnit failed (log: $log)"; }
 # Skipped is allowed (kfd_dqm_test_stress_long without extra seeds, the
 # lockdep guard without lockdep); failed or crashed is not.
 grep -Eq 'Testing complete\. Ran [1-9][0-9]* tests: passed: [0-9]+(, skipped: [0-9]+)?$' "$log" ||
-	die "KUnit ran no test, or not every test passed (log: $log)"
-if grep -Eq 'BUG: KASAN|BUG: KCSAN|WARNING: possible circular|WARNING: .*lock|BUG: sleeping function' "$out/test.log" 2>/dev/null; then
+	{ why; die "KUnit ran no test, or not every test passed (log: $log)"; }
+if grep -Eq "$reports" "$out/test.log" 2>/dev/null; then
+	why
 	die "lockdep, KASAN or KCSAN reported a problem (log: $out/test.log)"
 fi
