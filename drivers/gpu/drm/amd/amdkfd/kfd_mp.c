@@ -54,7 +54,6 @@ void kfd_mp_dev_init(struct kfd_dev *kfd)
 	if (!kfd->mp)
 		return;
 	kfd_mp_index_init(&kfd->mp->index, KFD_MP_INDEX_MAX);
-	kfd_mp_db_init(kfd);
 }
 
 /**

@@ -37,6 +37,7 @@ void kfd_mp_queue_destroyed(struct kfd_process_device *pdd, struct queue *q);
 int kfd_mp_doorbells_alloc(struct kfd_process_device *pdd);
 
 void kfd_mp_dev_init(struct kfd_dev *kfd);
+void kfd_mp_db_init(struct kfd_dev *kfd);
 void kfd_mp_dev_fini(struct kfd_dev *kfd);
 void kfd_mp_pdd_release(struct kfd_process_device *pdd);
 unsigned int kfd_mp_queue_slot(struct kfd_process_device *pdd,
@@ -106,7 +107,6 @@ struct kfd_mp_dev {
 };
 
 extern const char * const kfd_mp_slot_policies[];
-void kfd_mp_db_init(struct kfd_dev *kfd);
 int kfd_mp_pdd_index(struct kfd_process_device *pdd);
 pid_t kfd_mp_pid(struct kfd_process_device *pdd);
 

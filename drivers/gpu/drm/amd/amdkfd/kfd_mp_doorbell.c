@@ -42,18 +42,25 @@ static u64 kfd_mp_db_bo_end(struct amdgpu_bo *bo)
 	return bo ? amdgpu_bo_gpu_offset_no_check(bo) + amdgpu_bo_size(bo) : 0;
 }
 
-/*
- * The slots for process doorbell pages: whole process slices between the
- * doorbells the kernel holds (amdgpu's kernel doorbells, KFD's own page,
- * both allocated by now) and the end of the doorbell BAR.
+/**
+ * kfd_mp_db_init - the slots for process doorbell pages of a device
+ * @kfd: the device, after kfd_mp_dev_init()
+ *
+ * Whole process slices between the doorbells the kernel holds (amdgpu's
+ * kernel doorbells, KFD's own page, both allocated by now) and the end of
+ * the doorbell BAR. Without kfd_mp_dev_init()'s state, doorbell pages stay
+ * first-fit.
  */
 void kfd_mp_db_init(struct kfd_dev *kfd)
 {
 	struct amdgpu_device *adev = kfd->adev;
-	struct kfd_mp_db_layout *l = &kfd->mp->db;
 	bool on = kfd_mp_db_policy() != KFD_MP_SLOT_FIRST_FIT;
+	struct kfd_mp_db_layout *l;
 	u64 reserved;
 
+	if (!kfd->mp)
+		return;
+	l = &kfd->mp->db;
 	if (kfd->shared_resources.enable_mes) {
 		if (on)
 			dev_info(adev->dev,

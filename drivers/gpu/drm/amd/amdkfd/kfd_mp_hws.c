@@ -9,6 +9,7 @@
 #include "kfd_device_queue_manager.h"
 #include "kfd_mp.h"
 #include "kfd_mp_hws.h"
+#include "kfd_mp_hws_regs.h"
 #include "kfd_mp_param.h"
 #include "kfd_priv.h"
 #include "gc/gc_9_0_sh_mask.h"

@@ -2,26 +2,15 @@
 /*
  * Upstream changes to how the CP runs user queues, carried as load-time
  * switches (stock by default, upstream's behaviour with amdgpu.kfd_mp=1):
- * the hooks amdkfd calls (kfd_mp_hws.c) and the register values they
- * compute, which need no GPU (kfd_mp_hws_regs.c).
+ * the hooks amdkfd calls (kfd_mp_hws.c). The register values they compute
+ * need no GPU: kfd_mp_hws_regs.[ch].
  */
 #ifndef KFD_MP_HWS_H_INCLUDED
 #define KFD_MP_HWS_H_INCLUDED
 
-#include <linux/bits.h>
 #include <linux/types.h>
 
 struct device_queue_manager;
-
-/* A GC IP version as amdgpu encodes it (IP_VERSION(), no variant) */
-#define KFD_MP_GC_VERSION(mj, mn, rv)	(((mj) << 24) | ((mn) << 16) | ((rv) << 8))
-/* CP_IQ_WAIT_TIME2.QUE_SLEEP on gfx9: the dequeue retry wait count */
-#define KFD_MP_QUE_SLEEP_MASK		GENMASK(7, 0)
-/* The short retry wait: about 1 us at 1 GHz (upstream 6.15) */
-#define KFD_MP_QUE_SLEEP_SHORT		1
-
-bool kfd_mp_short_dequeue_wait_applies(u32 gc_version, bool mes);
-u32 kfd_mp_short_dequeue_wait_times(u32 wait_times);
 
 void kfd_mp_hws_start(struct device_queue_manager *dqm);
 u32 kfd_mp_mqd_queue_priority(u32 priority);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Register values of the carried upstream HWS changes; see kfd_mp_hws.h.
+ * Register values of the carried upstream HWS changes; see kfd_mp_hws_regs.h.
  * No GPU needed: KUnit tests this file by including it.
  */
 #include <linux/bitfield.h>
 
-#include "kfd_mp_hws.h"
+#include "kfd_mp_hws_regs.h"
 
 /**
  * kfd_mp_short_dequeue_wait_applies - does a node get the short retry wait

@@ -1625,6 +1625,77 @@ static void kfd_dqm_test_evict_checkpoint(struct kunit *test)
 }
 
 /*
+ * A stock path may walk a queue list across an unmap (the vendor tree's
+ * set_perfcount() calls update_queue_locked(), which preempts, for every
+ * queue of every process). An unmap that ran a cycle for the pending
+ * requests would complete other callers' changes under the walk: the
+ * undo of a failed create takes the queue off its process's list, and
+ * its caller then frees it. Only an explicit flush (kfd_dqm_rlq_flush())
+ * serves requests. Process A walks its queue list and
+ * preempts and maps at each queue while process B's create is pending
+ * (held back): B's create must stay pending through the walk and be
+ * served by its own cycle afterwards.
+ */
+static void kfd_dqm_test_walk_unmap(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	unsigned int walked = 0, served = 0;
+	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fb;
+	struct completion *done[2];
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op_b;
+	struct queue *qa[2], *q;
+	long timeout;
+	int ret;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_fake_proc_add(fake);
+	fb = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_TRUE(test, fa && fb);
+	qa[0] = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+	qa[1] = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_COMPUTE);
+
+	timeout = kfd_dqm_hold(dqm);
+	kfd_dqm_op_start(test, &op_b, fake, fb, true, KFD_QUEUE_TYPE_COMPUTE,
+			 NULL);
+	done[0] = &op_b.done;
+	done[1] = NULL;
+	KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, done),
+			      "interleaving not reached: B's create not pending");
+
+	dqm_lock(dqm);
+	list_for_each_entry(q, &fa->pdd->qpd.queues_list, list) {
+		ret = execute_queues_cpsch(dqm,
+					   KFD_UNMAP_QUEUES_FILTER_DYNAMIC_QUEUES,
+					   0, USE_DEFAULT_GRACE_PERIOD);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		walked++;
+		if (kfd_dqm_npending(dqm) != 1)
+			served++;
+	}
+	dqm_unlock(dqm);
+	KUNIT_EXPECT_EQ(test, walked, 2);
+	KUNIT_EXPECT_EQ_MSG(test, served, 0,
+			    "an unmap in A's walk served B's create");
+
+	kfd_dqm_unhold(dqm, timeout);
+	wait_for_completion(&op_b.done);
+	KUNIT_EXPECT_EQ(test, op_b.ret, 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fa), 2);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fb), 1);
+	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
+			    fake->hws.violation);
+	kfd_dqm_check(test, fake);
+	if (!op_b.ret)
+		kfd_dqm_rmq(test, fake, fb, op_b.q);
+	kfd_dqm_rmq(test, fake, fa, qa[1]);
+	kfd_dqm_rmq(test, fake, fa, qa[0]);
+	kfd_dqm_teardown(test, fake);
+}
+
+/*
  * An eviction from the userptr MMU notifier runs with the notifier's
  * locks held (amdgpu_amdkfd_evict_userptr(): process_info->notifier_lock)
  * and, queued, may sleep until another caller's cycle serves it. That
@@ -3444,6 +3515,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 			 kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_evict_checkpoint,
 			 kfd_dqm_queued_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_walk_unmap, kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail_destroy,
 			 kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_notifier_evict, kfd_dqm_gen_params),
