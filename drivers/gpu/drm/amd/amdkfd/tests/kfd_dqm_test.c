@@ -3213,6 +3213,9 @@ static void kfd_dqm_test_terminate_hung(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fp), 0);
 	uninit_queue(q[0]);
 	uninit_queue(q[1]);
+	/* preempted: its doorbell page goes with it (kfd_process_destroy_pdds()) */
+	kfd_free_process_doorbells(fake->kfd, fp->pdd);
+	KUNIT_EXPECT_TRUE(test, fp->db_freed);
 	flush_work(&fake->dqm->hw_exception_work);
 	KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fake->gpu_resets), 0,
@@ -3236,9 +3239,13 @@ static void kfd_dqm_test_terminate_hung(struct kunit *test)
 /*
  * A process exits while the HWS hangs: the unmap never completes and no
  * per-queue reset can help. Until the GPU reset the HWS may still run
- * the process's queues: their MQDs stay allocated and the SDMA queue's
- * SDMA ID stays taken; the reset frees both. Stock 6.12 released the
- * SDMA ID before the preemption and freed the MQDs while mapped.
+ * the process's queues: their MQDs stay allocated, the SDMA queue's SDMA
+ * ID stays taken, and the process's doorbell page (where the hung HQDs'
+ * doorbells are) stays allocated when the process's device data goes
+ * (kfd_free_process_doorbells(), as kfd_process_destroy_pdds() calls it);
+ * the reset frees all three. Stock 6.12 released the SDMA ID before the
+ * preemption, freed the MQDs while mapped, and the doorbell page with the
+ * process.
  */
 static void kfd_dqm_test_terminate_hang(struct kunit *test)
 {
@@ -3267,6 +3274,7 @@ static void kfd_dqm_test_terminate_hang(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, -ETIME);
 	uninit_queue(q[0]);
 	uninit_queue(q[1]);
+	kfd_free_process_doorbells(fake->kfd, fp->pdd);
 	flush_work(&fake->dqm->hw_exception_work);
 	queue_preemption_timeout_ms = saved_timeout;
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
@@ -3278,12 +3286,16 @@ static void kfd_dqm_test_terminate_hang(struct kunit *test)
 			       test_bit(sdma_id, fake->dqm->sdma_bitmap),
 			       "SDMA ID %u of the hung process free before the GPU reset",
 			       sdma_id);
+	KUNIT_EXPECT_FALSE_MSG(test, fp->db_freed,
+			       "doorbell page of the hung process freed before the GPU reset");
 
 	/* the reset frees them */
 	fake->hws.violations = 0;
 	KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
 	KUNIT_EXPECT_EQ(test, kfd_dqm_live_mqds(fake), live - 2);
 	KUNIT_EXPECT_TRUE(test, test_bit(sdma_id, fake->dqm->sdma_bitmap));
+	KUNIT_EXPECT_TRUE_MSG(test, fp->db_freed,
+			      "the GPU reset did not free the hung process's doorbell page");
 	kfd_dqm_check(test, fake);
 	kfd_dqm_rmq(test, fake, fo, qo);
 	KUNIT_EXPECT_EQ(test, fake->dqm->total_queue_count, 0);
@@ -3326,6 +3338,8 @@ static void kfd_dqm_test_terminate_hang_reset_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfd_fake_proc_terminate(fake, fp), -ETIME);
 	uninit_queue(q[0]);
 	uninit_queue(q[1]);
+	/* before or after the worker's reset: the page must go once */
+	kfd_free_process_doorbells(fake->kfd, fp->pdd);
 	/* the reset that the hang asked, run by the worker */
 	flush_work(&fake->dqm->hw_exception_work);
 	queue_preemption_timeout_ms = saved_timeout;
@@ -3336,6 +3350,8 @@ static void kfd_dqm_test_terminate_hang_reset_work(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, kfd_dqm_live_mqds(fake), live - 2,
 			    "the reset work did not free the hung process's MQDs");
 	KUNIT_EXPECT_TRUE(test, test_bit(sdma_id, fake->dqm->sdma_bitmap));
+	KUNIT_EXPECT_TRUE_MSG(test, fp->db_freed,
+			      "the reset work did not free the hung process's doorbell page");
 	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
 			    fake->hws.violation);
 	kfd_dqm_check(test, fake);

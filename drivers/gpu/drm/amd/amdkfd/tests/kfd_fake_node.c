@@ -50,6 +50,30 @@ static int kfd_fake_alloc_gtt_mem(struct amdgpu_device *adev, size_t size,
 	return 0;
 }
 
+/*
+ * amdgpu_bo_free_kernel() of a process's doorbell page (the process's
+ * kfd_free_process_doorbells(), or the dqm's after a hung exit): the page
+ * is the fake's, only marked given back
+ */
+static void kfd_fake_bo_free_kernel(struct amdgpu_bo **bo, u64 *gpu_addr,
+				    void **cpu_addr)
+{
+	struct kfd_fake_node *fake = kfd_fake;
+	unsigned int i;
+
+	if (!*bo)
+		return;
+	for (i = 0; i < KFD_FAKE_MAX_PROCS; i++) {
+		if (*bo == &fake->procs[i].db_bo) {
+			fake->procs[i].db_freed = true;
+			break;
+		}
+	}
+	KUNIT_EXPECT_LT_MSG(fake->test, i, KFD_FAKE_MAX_PROCS,
+			    "amdgpu_bo_free_kernel() of a BO that is no process's doorbell page");
+	*bo = NULL;
+}
+
 static void kfd_fake_free_gtt_mem(struct amdgpu_device *adev, void **mem_obj)
 {
 	struct kfd_fake_gtt_bo *bo = *mem_obj;
@@ -443,6 +467,8 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 				   kfd_fake_alloc_gtt_mem);
 	kunit_activate_static_stub(test, amdgpu_amdkfd_free_gtt_mem,
 				   kfd_fake_free_gtt_mem);
+	kunit_activate_static_stub(test, amdgpu_bo_free_kernel,
+				   kfd_fake_bo_free_kernel);
 
 	snprintf(fake->name, sizeof(fake->name), "kfd_fake_node%u",
 		 atomic_inc_return(&kfd_fake_nodes));

@@ -11,7 +11,8 @@
  * - amdgpu_amdkfd_alloc_gtt_mem()/free_gtt_mem() redirected (static stub)
  *   to kernel memory, so KASAN sees every MQD as its own object;
  * - doorbells in RAM, with doorbell BOs whose offset the real
- *   amdgpu_doorbell_index_on_bar() computes;
+ *   amdgpu_doorbell_index_on_bar() computes; amdgpu_bo_free_kernel()
+ *   redirected (static stub) to mark a process's doorbell page given back;
  * - a kfd2kgd table whose register accessors do nothing, except the
  *   per-queue reset pair, which asks the software HWS;
  * - CWSR on, so a compute MQD of the 8 XCCs gets its own allocation.
@@ -54,6 +55,7 @@ struct kfd_fake_proc {
 	struct kfd_process_device *pdd;
 	struct amdgpu_bo db_bo;
 	struct ttm_resource db_res;
+	bool db_freed;		/* db_bo given back (amdgpu_bo_free_kernel()) */
 	struct drm_file file;
 	struct amdgpu_fpriv *fpriv;
 	unsigned int next_qid;

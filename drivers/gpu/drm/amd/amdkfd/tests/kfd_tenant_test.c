@@ -1050,6 +1050,77 @@ static void kfd_dqm_test_tenant_lock(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+/*
+ * A call with nothing of its own to change (a RESUME of a target that is
+ * not suspended) costs no cycle and returns 0, as in stock. With the
+ * queued runlist it still flushes the request queue (an eviction of its
+ * targets may wait there), and that flush may run another process's
+ * cycle: here A's create, whose preemption hangs. The call returned that
+ * cycle's -ETIME (dqm->mp_rlq_unmap_ret), as a nested eviction did
+ * (kfd_dqm_test_nested_evict_hang). The create is held back
+ * (kfd_dqm_hold()) so that it is pending when the call flushes; stock
+ * runs it first.
+ */
+static void kfd_dqm_test_tenant_noop_hang(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	int saved_timeout = queue_preemption_timeout_ms;
+	struct kfd_fake_proc *fa, *fc, *fe;
+	struct device_queue_manager *dqm;
+	struct completion *done[2];
+	struct kfd_fake_node *fake;
+	struct kfd_dqm_op op_a;
+	struct queue *qc, *qe;
+	s32 status = 1;
+	long timeout;
+	int ret;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	dqm = fake->dqm;
+	fa = kfd_tenant_proc_add(test, fake);
+	fc = kfd_tenant_proc_add(test, fake);
+	fe = kfd_tenant_proc_add(test, fake);
+	/* C's queue keeps a runlist active, so A's cycle preempts */
+	qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
+	qe = kfd_dqm_mkq(test, fake, fe, KFD_QUEUE_TYPE_COMPUTE);
+	soft_hws_sync(&fake->hws);
+
+	kfd_tenant_hang_next(fake, 200);
+	if (dqm->mp_rlq_on) {
+		timeout = kfd_dqm_hold(dqm);
+		kfd_dqm_op_start(test, &op_a, fake, fa, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		done[0] = &op_a.done;
+		done[1] = NULL;
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, done),
+				      "interleaving not reached: A's create not pending");
+		ret = kfd_tenant_call(&fe, 1, KFD_IOC_TENANT_OP_RESUME, 0,
+				      &status, NULL);
+		wait_for_completion(&op_a.done);
+		kfd_dqm_unhold(dqm, timeout);
+	} else {
+		kfd_dqm_op_start(test, &op_a, fake, fa, true,
+				 KFD_QUEUE_TYPE_COMPUTE, NULL);
+		wait_for_completion(&op_a.done);
+		ret = kfd_tenant_call(&fe, 1, KFD_IOC_TENANT_OP_RESUME, 0,
+				      &status, NULL);
+	}
+
+	KUNIT_EXPECT_EQ(test, op_a.ret, -ETIME);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0,
+			    "the call with nothing to change returned the error of A's cycle");
+	KUNIT_EXPECT_EQ(test, status, 0);
+	KUNIT_EXPECT_FALSE(test, fe->pdd->tenant_suspended);
+	KUNIT_EXPECT_EQ(test, fe->pdd->qpd.evicted, 0);
+
+	/* the GPU reset by hand, as kfd_dqm_test_nested_evict_hang */
+	kfd_tenant_hand_reset(fake, saved_timeout);
+	kfd_dqm_rmq(test, fake, fe, qe);
+	kfd_dqm_rmq(test, fake, fc, qc);
+	kfd_dqm_check(test, fake);
+	kfd_dqm_teardown(test, fake);
+}
+
 /* a pidfd of @pid in this thread's file table, or -errno */
 static int kfd_tenant_test_pidfd(struct pid *pid)
 {
@@ -1190,6 +1261,7 @@ static struct kunit_case kfd_tenant_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_owner, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_no_pin, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_lock, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_noop_hang, kfd_dqm_gen_params),
 	KUNIT_CASE(kfd_dqm_test_tenant_ioctl),
 	{}
 };
