@@ -543,6 +543,97 @@ static void kfd_dqm_test_gpu_reset(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+/* kfd_fake_gpu_reset() in a thread of its own */
+struct kfd_dqm_reset_call {
+	struct kunit *test;
+	struct kfd_fake_node *fake;
+	int ret;
+	struct completion done;
+};
+
+static int kfd_dqm_reset_fn(void *data)
+{
+	struct kfd_dqm_reset_call *r = data;
+
+	current->kunit_test = r->test;
+	r->ret = kfd_fake_gpu_reset(r->fake);
+	current->kunit_test = NULL;
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * A GPU reset that waits for the reset domain while a reader holds it (a
+ * preemption in flight, or any amdgpu path that holds it for reading).
+ * From the moment amdgpu_device_lock_reset_domain() waits, the dqm's
+ * down_read_trylock() fails (a writer waits), so a destroy of a mapped
+ * queue gets -EIO from execute_queues_cpsch() and frees its MQD
+ * (destroy_queue_cpsch(); queued: rlq_destroy_done() after the failed
+ * cycle), while the HWS still runs the queue until the reset stops it.
+ * That is the driver's way in a reset (the reset ends what the MEC still
+ * runs), so the fake does not hold what the driver frees from then on
+ * against it: kfd_fake_gpu_reset() sets reset_begun before it waits.
+ * Stalling the HWS once the domain is held would be too late: a path
+ * that ran between the wait and the stall was reported ("free_mqd: MQD
+ * ... is mapped by the HWS"). The reader here is the test: it holds the
+ * domain until the destroy is done, so the window is open for as long as
+ * the case needs, whatever the timing.
+ */
+static void kfd_dqm_test_reset_waits(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_dqm_reset_call reset = {};
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp;
+	struct rw_semaphore *sem;
+	struct task_struct *t;
+	struct queue *q[2];
+	unsigned int i;
+	int ret;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	sem = &fake->adev->reset_domain->sem;
+	fp = kfd_fake_proc_add(fake);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 2);
+
+	reset.test = test;
+	reset.fake = fake;
+	init_completion(&reset.done);
+	down_read(sem);
+	t = kthread_run(kfd_dqm_reset_fn, &reset, "kfd_dqm_reset");
+	if (IS_ERR(t)) {
+		up_read(sem);
+		KUNIT_FAIL_AND_ABORT(test, "no reset thread: %ld", PTR_ERR(t));
+	}
+	/* the reset waits for the domain */
+	for (i = 0; i < 5000 && !rwsem_is_contended(sem); i++)
+		usleep_range(500, 1000);
+	KUNIT_EXPECT_TRUE_MSG(test, rwsem_is_contended(sem),
+			      "the reset does not wait for the reset domain");
+	ret = kfd_fake_queue_destroy(fake, fp, q[0]);
+	KUNIT_EXPECT_EQ(test, ret, -EIO);
+	/* its MQD is freed, and the HWS still runs it */
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 2);
+	KUNIT_EXPECT_FALSE(test, soft_hws_stalled(&fake->hws));
+	up_read(sem);
+	wait_for_completion(&reset.done);
+
+	KUNIT_EXPECT_EQ(test, reset.ret, 0);
+	KUNIT_EXPECT_EQ(test, fake->hws.resets, 1);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 0);
+	KUNIT_EXPECT_EQ(test, fp->pdd->qpd.evicted, 1);
+	kfd_dqm_check(test, fake);
+	/* what the reset left: the process's other queue, destroyed */
+	kfd_dqm_rmq(test, fake, fp, q[1]);
+	kfd_dqm_check(test, fake);
+	/* the ASIC reset ended the window: the check is on again */
+	KUNIT_EXPECT_FALSE(test, fake->hws.reset_begun);
+	kfd_dqm_teardown(test, fake);
+}
+
 /*
  * System suspend and resume through amdgpu's KFD entry points
  * (amdgpu_amdkfd_suspend()/resume(): kgd2kfd_suspend()/resume(),
@@ -3505,6 +3596,7 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_oversubscription, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_hws_hang, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_gpu_reset, kfd_dqm_gen_params),
+	KUNIT_CASE_PARAM(kfd_dqm_test_reset_waits, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_suspend_resume, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hung, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_terminate_hang, kfd_dqm_gen_params),

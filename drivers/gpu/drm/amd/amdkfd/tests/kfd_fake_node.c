@@ -332,14 +332,18 @@ static void kfd_fake_hw_exception(struct work_struct *work)
  * part through amdgpu's own entry points:
  *
  * 1. amdgpu_device_lock_reset_domain(): the reset domain is write-locked
- *    (every HWS path of the dqm trylocks it and fails with -EIO) once
- *    the preemptions in flight have ended;
- * 2. the MEC stops. On hardware it runs on until the ASIC reset, but
- *    nothing reaches it any more (1.), and pm_uninit() in step 3 frees
- *    the HIQ ring without destroying the HIQ (kq_uninitialize() skips
- *    destroy_mqd under the reset lock), so the software HWS stops here,
- *    its state frozen (stalled: what the driver frees until the reset
- *    is not held against it);
+ *    once the preemptions in flight have ended. Every HWS path of the
+ *    dqm trylocks it and fails with -EIO from the moment the writer
+ *    waits (a waiting writer fails down_read_trylock()), not only once
+ *    it holds the lock, and lets go of what the reset cleans up (a
+ *    destroy frees the MQD of a queue that the HWS still runs); so what
+ *    the driver frees from here on is not held against it (reset_begun),
+ *    while the HWS still runs the preemptions in flight;
+ * 2. the MEC stops. On hardware it runs on until amdgpu halts it for the
+ *    ASIC reset, but nothing reaches it any more (1.), and pm_uninit()
+ *    in step 3 frees the HIQ ring without destroying the HIQ
+ *    (kq_uninitialize() skips destroy_mqd under the reset lock), so the
+ *    software HWS stops here, its state frozen (stalled);
  * 3. amdgpu_amdkfd_pre_reset(): kgd2kfd_pre_reset(): the SMI event,
  *    kgd2kfd_suspend() (kfd_locked, kfd_suspend_all_processes(): every
  *    process in kfd_processes_table evicted; the dqm's stop: unmap,
@@ -367,6 +371,9 @@ static int kfd_fake_gpu_reset(struct kfd_fake_node *fake)
 
 	mutex_lock(&fake->reset_lock);
 	t0 = ktime_get();
+	spin_lock(&hws->lock);
+	hws->reset_begun = true;
+	spin_unlock(&hws->lock);
 	amdgpu_device_lock_reset_domain(fake->adev->reset_domain);
 	spin_lock(&hws->lock);
 	hws->stalled = true;

@@ -47,9 +47,19 @@ static __printf(2, 3) void soft_hws_fail(struct soft_hws *hws,
 	va_end(args);
 }
 
-/* hws->lock held */
+/*
+ * hws->lock held: an MQD that the HWS maps was touched. Not held against
+ * the driver once a GPU reset has begun (reset_begun): from the moment
+ * amdgpu_device_lock_reset_domain() waits, every dqm path's
+ * down_read_trylock() of the reset domain fails, and the driver lets go
+ * of what the reset will clean up (destroy_queue_cpsch() frees the MQD
+ * after its -EIO), while the MEC runs on until amdgpu halts it for the
+ * ASIC reset.
+ */
 static void soft_hws_violation(struct soft_hws *hws, const char *what, u64 addr)
 {
+	if (hws->reset_begun)
+		return;
 	soft_hws_fail(hws, "%s: MQD 0x%llx is mapped by the HWS", what, addr);
 }
 
@@ -93,6 +103,9 @@ static void soft_hws_check_map_queues(struct soft_hws *hws,
 		return;
 	}
 	m = soft_hws_live_mqd(hws, mqd, db);
+	/* freed after a runlist that was sent before a reset began: as above */
+	if (!m && hws->reset_begun)
+		return;
 	if (!m) {
 		soft_hws_fail(hws,
 			      "map_queues: MQD 0x%llx (doorbell 0x%x) is not allocated for that queue",
@@ -554,6 +567,7 @@ static void soft_hws_reset(struct soft_hws *hws)
 	hws->runlist_active = false;
 	hws->unmapped = false;
 	hws->stalled = false;
+	hws->reset_begun = false;
 	hws->hung = false;
 	hws->inject = SOFT_HWS_INJECT_NONE;
 	hws->resets++;

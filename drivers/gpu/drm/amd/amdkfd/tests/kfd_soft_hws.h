@@ -82,6 +82,11 @@ struct soft_hws {
 	unsigned int preempt_us;
 	enum soft_hws_inject inject;
 	bool stalled;
+	/*
+	 * a GPU reset has begun (kfd_fake_gpu_reset()), from before it waits
+	 * for the reset domain until the ASIC reset (soft_hws_reset())
+	 */
+	bool reset_begun;
 	u32 hung_doorbell;
 	u64 hung_pq_addr;
 	bool hung;		/* hung_pq_addr is still on the HQD */
