@@ -589,6 +589,7 @@ static void kfd_dqm_test_reset_waits(struct kunit *test)
 	struct task_struct *t;
 	struct queue *q[2];
 	unsigned int i;
+	bool stalled;
 	int ret;
 
 	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
@@ -617,7 +618,10 @@ static void kfd_dqm_test_reset_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, -EIO);
 	/* its MQD is freed, and the HWS still runs it */
 	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 2);
-	KUNIT_EXPECT_FALSE(test, soft_hws_stalled(&fake->hws));
+	spin_lock(&fake->hws.lock);
+	stalled = fake->hws.stalled;
+	spin_unlock(&fake->hws.lock);
+	KUNIT_EXPECT_FALSE(test, stalled);
 	up_read(sem);
 	wait_for_completion(&reset.done);
 
