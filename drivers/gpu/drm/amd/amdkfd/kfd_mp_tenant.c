@@ -25,7 +25,9 @@
  * (kfd_dqm_tenant_gone()).
  *
  * Locks: dqm->mp_tenant_lock -> p->mutex (alone) and dqm->mp_tenant_lock
- * -> dqm_lock -> kfd_tenant_owned_lock.
+ * -> dqm_lock -> kfd_tenant_owned_lock. The tenant lock is taken with
+ * kfd_tenant_lock() and dropped with kfd_tenant_unlock(), not with
+ * mutex_lock_interruptible() (see there).
  */
 #include <linux/bits.h>
 #include <linux/build_bug.h>
@@ -43,6 +45,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <uapi/linux/kfd_ioctl.h>
 #include <uapi/linux/magic.h>
 
@@ -107,6 +110,36 @@ static struct kfd_process *kfd_tenant_get(struct kfd_tenant_target *t)
 		return kfd_lookup_process_by_pid(t->pid);
 	/* in-kernel callers (KUnit) name the process itself */
 	return kref_get_unless_zero(&t->p->ref) ? t->p : NULL;
+}
+
+/*
+ * A GPU's tenant lock is held across the call's preemption cycle, and the
+ * holder busy-waits for the HWS's fence (amdkfd_fence_wait_timeout() loops
+ * on schedule()), so it stays on its CPU. mutex_lock_interruptible() would
+ * spin on such an owner, also after a signal woke it as the first waiter,
+ * for as long as the preemption takes (up to its timeout), and then take
+ * the lock with the signal pending. Waiters sleep here instead and take
+ * the lock with mutex_trylock(); every unlock wakes them.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(kfd_tenant_lock_wq);
+
+static int kfd_tenant_lock(struct device_queue_manager *dqm, bool intr)
+{
+	if (!intr) {
+		wait_event(kfd_tenant_lock_wq,
+			   mutex_trylock(&dqm->mp_tenant_lock));
+		return 0;
+	}
+	if (wait_event_interruptible(kfd_tenant_lock_wq,
+				     mutex_trylock(&dqm->mp_tenant_lock)))
+		return -EINTR;
+	return 0;
+}
+
+static void kfd_tenant_unlock(struct device_queue_manager *dqm)
+{
+	mutex_unlock(&dqm->mp_tenant_lock);
+	wake_up_all(&kfd_tenant_lock_wq);
 }
 
 /* The process device of @p on @dqm's GPU that the call selects */
@@ -335,9 +368,9 @@ int kfd_tenant_ctl_targets(struct file *owner, struct kfd_tenant_target *tg,
 
 	sort(dqms, ndqms, sizeof(*dqms), kfd_tenant_dqm_cmp, NULL);
 	for (locked = 0; locked < ndqms; locked++) {
-		if (mutex_lock_interruptible(&dqms[locked]->mp_tenant_lock)) {
+		if (kfd_tenant_lock(dqms[locked], true)) {
 			while (locked)
-				mutex_unlock(&dqms[--locked]->mp_tenant_lock);
+				kfd_tenant_unlock(dqms[--locked]);
 			ret = -EINTR;
 			goto out;
 		}
@@ -345,7 +378,7 @@ int kfd_tenant_ctl_targets(struct file *owner, struct kfd_tenant_target *tg,
 	for (j = 0; j < ndqms; j++) {
 		kfd_tenant_step(s, owner, dqms[j], tg, first, n, args, status,
 				&skip, &args->wait_ns);
-		mutex_unlock(&dqms[j]->mp_tenant_lock);
+		kfd_tenant_unlock(dqms[j]);
 	}
 copy:
 	for (i = 0; i < n; i++) {
@@ -438,9 +471,9 @@ void kfd_tenant_release(struct file *owner)
 			.unpin = kfd_tenant_unpin,
 		};
 		/* not interruptible: the file is gone after this */
-		mutex_lock(&dqm->mp_tenant_lock);
+		kfd_tenant_lock(dqm, false);
 		kfd_dqm_tenant_set(dqm, &s->call);
-		mutex_unlock(&dqm->mp_tenant_lock);
+		kfd_tenant_unlock(dqm);
 		trace_kfd_tenant_ctl(dqm->dev->id, false, 1, s->res[0],
 				     s->call.wait_ns, 0);
 	}

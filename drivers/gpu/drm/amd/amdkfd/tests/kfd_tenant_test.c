@@ -960,7 +960,9 @@ static void kfd_dqm_test_tenant_no_pin(struct kunit *test)
  * once (one global mutex held it back for the whole hang), and a second
  * call on this GPU waits for its lock and a signal ends it with -EINTR
  * and nothing changed (it waited uninterruptibly and then suspended its
- * target).
+ * target; with mutex_lock_interruptible(), a waiter that the signal woke
+ * spun on the holder, busy in the fence wait, until the hang ended, and
+ * then took the lock: -ETIME after 20 s, now and then under load).
  */
 static void kfd_dqm_test_tenant_lock(struct kunit *test)
 {
