@@ -11,6 +11,9 @@
 # changed series. Commits made in TREE by hand are never thrown away: when
 # TREE has commits that patches/ does not hold, `apply` stops and says so
 # (export them with scripts/series.sh export, or FORCE=1 to discard them).
+# `prepare` re-makes TREE only for another base (KSRC's real path and size),
+# and refuses while TREE holds other branches or worktrees (someone's work)
+# unless KFDMP_TREE_RESET=1.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +23,9 @@ base_id() {
 		printf 'dir %s\n' "$(cd "$KSRC" && pwd -P)"
 	else
 		[ -f "$KSRC" ] || die "KSRC=$KSRC: no such tarball or directory (scripts/setup-deps.sh installs $LINUX_SOURCE_PKG)"
-		# By its real path: ../x and /abs/x are the same base.
-		stat -c 'tar %n %s %Y' "$(realpath "$KSRC")"
+		# By its real path (../x and /abs/x are the same base) and size,
+		# not its mtime: a copy of the same tarball is the same base.
+		stat -c 'tar %n %s' "$(realpath "$KSRC")"
 	fi
 }
 
@@ -33,8 +37,19 @@ series_id() {
 prepare() {
 	local id
 	id=$(base_id)
-	if [ -f "$TREE/.git/kfdmp-base-id" ] && [ "$(cat "$TREE/.git/kfdmp-base-id")" = "$id" ]; then
-		return 0
+	if [ -f "$TREE/.git/kfdmp-base-id" ]; then
+		case $(cat "$TREE/.git/kfdmp-base-id") in
+		# the same base (an id of before 2026-11-27 has the mtime after it)
+		"$id" | "$id "*) return 0 ;;
+		esac
+		# A different base: the tree is re-made. Never with someone's work
+		# in it (other branches or worktrees): say so and stop.
+		if [ -d "$TREE/.git" ] && [ -z "${KFDMP_TREE_RESET:-}" ] &&
+			{ [ "$(git -C "$TREE" worktree list | wc -l)" -gt 1 ] ||
+				git -C "$TREE" for-each-ref --format='%(refname:short)' refs/heads |
+				grep -qvxE 'kfdmp|kfdmp-base'; }; then
+			die "$TREE was prepared from another base than $KSRC and holds other branches or worktrees; move them away or set KFDMP_TREE_RESET=1 to re-make it"
+		fi
 	fi
 	note "preparing the base tree in $TREE from $KSRC"
 	rm -rf "$TREE" "$TREE.tmp"
