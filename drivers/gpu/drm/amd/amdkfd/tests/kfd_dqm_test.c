@@ -27,6 +27,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/prandom.h>
+#include <uapi/linux/sched/types.h>
 
 #include "kfd_fake_node.h"
 #include "kfd_soft_hws.c"
@@ -134,7 +135,7 @@ static unsigned int kfd_dqm_mapped_of(struct kfd_fake_node *fake,
 	soft_hws_sync(hws);
 	spin_lock(&hws->lock);
 	for (i = 0; i < hws->nmapped; i++)
-		if (hws->mapped[i].pasid == fp->p->pasid)
+		if (hws->mapped[i].pasid == kfd_mp_pdd_pasid(fp->pdd))
 			n++;
 	spin_unlock(&hws->lock);
 	return n;
@@ -385,7 +386,7 @@ static void kfd_dqm_test_hws_hang(struct kunit *test)
 	ret = fake->dqm->ops.destroy_queue(fake->dqm, &fp->pdd->qpd, q[0]);
 	KUNIT_EXPECT_EQ(test, ret, -ETIME);
 	uninit_queue(q[0]);
-	flush_work(&fake->dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
 	KUNIT_EXPECT_TRUE(test, fp->pdd->has_reset_queue);
 	KUNIT_EXPECT_TRUE(test, fp->pdd->qpd.reset_wavefronts);
@@ -483,7 +484,7 @@ static void kfd_dqm_test_gpu_reset(struct kunit *test)
 	soft_hws_inject(&fake->hws, SOFT_HWS_INJECT_HANG, 0, 0);
 	KUNIT_EXPECT_EQ(test, kfd_fake_queue_destroy(fake, fp[0], q[0][0]),
 			-ETIME);
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	queue_preemption_timeout_ms = saved_timeout;
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->resets_done), 1);
@@ -1028,7 +1029,7 @@ static void kfd_dqm_test_reset_destroyed_queue(struct kunit *test)
 		     q[0]->properties.doorbell_off,
 		     q[0]->properties.queue_address);
 	kfd_dqm_rmq(test, fake, fp, q[0]);
-	flush_work(&fake->dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fake->gpu_resets), 0,
 			    "the hung queue was not found: GPU reset");
@@ -1390,7 +1391,7 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 			    "unmaps sent to the hung HWS");
 
 	/* the GPU reset, as amdgpu runs it; every process stays evicted */
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_EXPECT_EQ(test, kfd_fake_gpu_reset(fake), 0);
 	queue_preemption_timeout_ms = saved_timeout;
 	KUNIT_EXPECT_EQ(test, dqm->ops.unhalt(dqm), 0);
@@ -1477,7 +1478,7 @@ static void kfd_dqm_test_nested_evict_hang(struct kunit *test)
 	 * The GPU reset by hand: the case is about the eviction's answer,
 	 * not the reset. The HWS forgets everything, the driver restarts.
 	 */
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	soft_hws_reset(&fake->hws);
 	dqm->active_runlist = false;
 	pm_release_ib(&dqm->packet_mgr);
@@ -1599,7 +1600,7 @@ static void kfd_dqm_evict_destroy(struct kunit *test, bool fail)
 	wait_for_completion(&evict.done);
 	wait_for_completion(&op_c.done);
 	wait_for_completion(&op_s.done);
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 
 	KUNIT_EXPECT_EQ(test, evict.ret, 0);
 	KUNIT_EXPECT_EQ(test, op_c.ret, 0);
@@ -2082,7 +2083,7 @@ static void kfd_dqm_teardown_queue(struct kunit *test, bool create)
 	/* the device stops: nothing is mapped any more */
 	KUNIT_ASSERT_EQ(test, dqm->ops.stop(dqm), 0);
 	soft_hws_stop(fake);
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_ASSERT_EQ(test, dqm->ops.unregister_process(dqm, &fa->pdd->qpd),
 			0);
 	fa->registered = false;
@@ -2625,7 +2626,7 @@ static bool kfd_dqm_stress_off(struct kfd_fake_node *fake,
 	if (on)
 		snprintf(buf, len,
 			 "pasid 0x%x evicted %d, %u queues on (queue %u: evicted %d, percent %u, mapped %d)",
-			 fp->p->pasid, evicted, active, on->properties.queue_id,
+			 kfd_mp_pdd_pasid(fp->pdd), evicted, active, on->properties.queue_id,
 			 on->properties.is_evicted,
 			 on->properties.queue_percent,
 			 soft_hws_find(&fake->hws, on->gart_mqd_addr) >= 0);
@@ -2633,7 +2634,7 @@ static bool kfd_dqm_stress_off(struct kfd_fake_node *fake,
 	mapped = kfd_dqm_mapped_of(fake, fp);
 	if (!on)
 		snprintf(buf, len, "pasid 0x%x evicted %d, %u queues mapped",
-			 fp->p->pasid, evicted, mapped);
+			 kfd_mp_pdd_pasid(fp->pdd), evicted, mapped);
 	return evicted > 0 && !active && !mapped;
 }
 
@@ -2944,7 +2945,7 @@ static void kfd_dqm_stress_mapped_err(struct kfd_dqm_stress_evictor *e,
 	dqm_lock(fake->dqm);
 	spin_lock(&hws->lock);
 	for (i = 0; i < hws->nmapped; i++)
-		if (hws->mapped[i].pasid == fp->p->pasid)
+		if (hws->mapped[i].pasid == kfd_mp_pdd_pasid(fp->pdd))
 			doorbell = hws->mapped[i].doorbell_off;
 	spin_unlock(&hws->lock);
 	list_for_each_entry(q, &fp->pdd->qpd.queues_list, list)
@@ -2954,7 +2955,7 @@ static void kfd_dqm_stress_mapped_err(struct kfd_dqm_stress_evictor *e,
 		}
 	kfd_dqm_evictor_err(e,
 			    "evict %u of pasid 0x%x returned 0 with %u queues mapped (doorbell 0x%x: active %d, evicted %d; process evicted %d; active_runlist %d; %d resets, %u queue resets)",
-			    e->evictions, fp->p->pasid, nmapped, doorbell,
+			    e->evictions, kfd_mp_pdd_pasid(fp->pdd), nmapped, doorbell,
 			    active, evicted, fp->pdd->qpd.evicted,
 			    fake->dqm->active_runlist,
 			    atomic_read(&fake->resets_done),
@@ -2978,8 +2979,8 @@ static bool kfd_dqm_stress_settle(struct kfd_dqm_stress *st,
 	for (i = 0; i < 100; i++) {
 		dqm_lock(dqm);
 		dqm_unlock(dqm);
-		flush_work(&dqm->hw_exception_work);
-		if (!work_pending(&dqm->hw_exception_work) &&
+		flush_work(kfd_fake_hw_exception_work(st->fake));
+		if (!work_pending(kfd_fake_hw_exception_work(st->fake)) &&
 		    atomic_read(&st->fake->gpu_resets) + drawn ==
 		    atomic_read(&st->fake->resets_done))
 			return true;
@@ -3311,7 +3312,7 @@ static void kfd_dqm_test_terminate_hung(struct kunit *test)
 	/* preempted: its doorbell page goes with it (kfd_process_destroy_pdds()) */
 	kfd_free_process_doorbells(fake->kfd, fp->pdd);
 	KUNIT_EXPECT_TRUE(test, fp->db_freed);
-	flush_work(&fake->dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fake->gpu_resets), 0,
 			    "the hung queue of the exiting process was not found: GPU reset");
@@ -3370,7 +3371,7 @@ static void kfd_dqm_test_terminate_hang(struct kunit *test)
 	uninit_queue(q[0]);
 	uninit_queue(q[1]);
 	kfd_free_process_doorbells(fake->kfd, fp->pdd);
-	flush_work(&fake->dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	queue_preemption_timeout_ms = saved_timeout;
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
 	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
@@ -3436,7 +3437,7 @@ static void kfd_dqm_test_terminate_hang_reset_work(struct kunit *test)
 	/* before or after the worker's reset: the page must go once */
 	kfd_free_process_doorbells(fake->kfd, fp->pdd);
 	/* the reset that the hang asked, run by the worker */
-	flush_work(&fake->dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	queue_preemption_timeout_ms = saved_timeout;
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->resets_done), 1);
@@ -3592,6 +3593,68 @@ static void kfd_dqm_test_criu_multi_xcc(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+#ifdef KFD_FAKE_NODE_ROCM
+/* XCC MQDs of @q whose compute_perfcount_enable is not @on */
+static unsigned int kfd_dqm_perfcount_wrong(struct kfd_fake_node *fake,
+					    struct queue *q, u32 on)
+{
+	struct mqd_manager *mgr = fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP];
+	u64 stride = mgr->mqd_stride(mgr, &q->properties);
+	unsigned int xcc, wrong = 0;
+	struct v9_mqd *m;
+
+	for (xcc = 0; xcc < NUM_XCC(fake->node->xcc_mask); xcc++) {
+		m = q->mqd + stride * xcc;
+		if (m->compute_perfcount_enable != on)
+			wrong++;
+	}
+	return wrong;
+}
+
+/*
+ * ROCm only: set_perfcount() (the profiler ioctl, a profiling process's
+ * exit) walks every process's queues through update_queue_locked(); the
+ * 9.4.3 MQD manager writes the flag into each XCC's MQD, and the runlist
+ * maps the same queues after each switch.
+ */
+static void kfd_dqm_test_rocm_perfcount(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[2];
+	struct queue *q[2][2];
+	unsigned int i, j, wrong;
+	int on;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	for (i = 0; i < 2; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+		for (j = 0; j < 2; j++)
+			q[i][j] = kfd_dqm_mkq(test, fake, fp[i],
+					      KFD_QUEUE_TYPE_COMPUTE);
+	}
+	for (on = 0; on <= 1; on++) {
+		fake->dqm->ops.set_perfcount(fake->dqm, on);
+		wrong = 0;
+		for (i = 0; i < 2; i++)
+			for (j = 0; j < 2; j++)
+				wrong += kfd_dqm_perfcount_wrong(fake, q[i][j],
+								 on);
+		KUNIT_EXPECT_EQ_MSG(test, wrong, 0,
+				    "XCC MQDs without perfcount %s",
+				    on ? "on" : "off");
+		kfd_dqm_check(test, fake);
+		KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 4);
+	}
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			kfd_dqm_rmq(test, fake, fp[i], q[i][j]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
+	kfd_dqm_teardown(test, fake);
+}
+#endif
+
 static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_create_destroy, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_update, kfd_dqm_gen_params),
@@ -3631,6 +3694,9 @@ static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_map_fail_destroy,
 			 kfd_dqm_queued_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_notifier_evict, kfd_dqm_gen_params),
+#ifdef KFD_FAKE_NODE_ROCM
+	KUNIT_CASE_PARAM(kfd_dqm_test_rocm_perfcount, kfd_dqm_gen_params),
+#endif
 	KUNIT_CASE_PARAM_ATTR(kfd_dqm_test_stress, kfd_dqm_stress_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(kfd_dqm_test_stress_long),

@@ -31,7 +31,7 @@ static atomic64_t kfd_fake_gpu_next = ATOMIC64_INIT(0x7f0000000000ULL);
 
 static int kfd_fake_alloc_gtt_mem(struct amdgpu_device *adev, size_t size,
 				  void **mem_obj, u64 *gpu_addr, void **cpu_ptr,
-				  bool cp_mqd_gfx9)
+				  KFD_FAKE_GTT_MEM_ARGS)
 {
 	struct kfd_fake_gtt_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
 
@@ -326,6 +326,14 @@ static void kfd_fake_hw_exception(struct work_struct *work)
 	}
 }
 
+#ifdef KFD_FAKE_NODE_ROCM
+/* ROCm's kfd_hws_hang(): the reset amdgpu_amdkfd_gpu_reset() schedules */
+static void kfd_fake_amdkfd_gpu_reset(struct amdgpu_device *adev)
+{
+	schedule_work(&kfd_fake->hw_exception_work);
+}
+#endif
+
 /*
  * A GPU reset of this device, as amdgpu_device_gpu_recover() runs it for
  * a reset that amdgpu_amdkfd_gpu_reset() asked (source: HWS hang), KFD's
@@ -474,6 +482,10 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 				   kfd_fake_alloc_gtt_mem);
 	kunit_activate_static_stub(test, amdgpu_amdkfd_free_gtt_mem,
 				   kfd_fake_free_gtt_mem);
+#ifdef KFD_FAKE_NODE_ROCM
+	kunit_activate_static_stub(test, amdgpu_amdkfd_gpu_reset,
+				   kfd_fake_amdkfd_gpu_reset);
+#endif
 	kunit_activate_static_stub(test, amdgpu_bo_free_kernel,
 				   kfd_fake_bo_free_kernel);
 
@@ -547,6 +559,10 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 	if (!kfd->gtt_sa_bitmap)
 		return -ENOMEM;
 	mutex_init(&kfd->gtt_sa_lock);
+#ifdef KFD_FAKE_NODE_ROCM
+	/* ROCm's profiler: init_mqd() and set_perfcount() take it */
+	mutex_init(&kfd->profiler_lock);
+#endif
 
 	node->adev = adev;
 	node->kfd = kfd;
@@ -568,7 +584,7 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 		return -ENODEV;
 	node->dqm = fake->dqm;
 	fake->dqm->mp_rlq_on = queued;
-	INIT_WORK(&fake->dqm->hw_exception_work, kfd_fake_hw_exception);
+	INIT_WORK(kfd_fake_hw_exception_work(fake), kfd_fake_hw_exception);
 	fake->dqm->mqd_mgrs[KFD_MQD_TYPE_HIQ]->destroy_mqd =
 		kfd_fake_destroy_hiq_mqd;
 	for (i = 0; i < KFD_MQD_TYPE_MAX; i++) {
@@ -609,7 +625,7 @@ static void kfd_fake_node_fini(struct kfd_fake_node *fake)
 	/* no GPU reset after this point */
 	WRITE_ONCE(fake->auto_reset, false);
 	if (fake->dqm)
-		flush_work(&fake->dqm->hw_exception_work);
+		flush_work(kfd_fake_hw_exception_work(fake));
 	/* a case that stopped half-way does not leave KFD locked */
 	if (fake->suspended)
 		kfd_fake_resume(fake);
@@ -620,7 +636,7 @@ static void kfd_fake_node_fini(struct kfd_fake_node *fake)
 	if (fake->dqm) {
 		fake->dqm->ops.stop(fake->dqm);
 		soft_hws_stop(fake);
-		flush_work(&fake->dqm->hw_exception_work);
+		flush_work(kfd_fake_hw_exception_work(fake));
 		device_queue_manager_uninit(fake->dqm);
 	}
 	soft_hws_stop(fake);
@@ -697,7 +713,7 @@ static struct kfd_fake_proc *kfd_fake_proc_add(struct kfd_fake_node *fake)
 	idr_init(&p->event_idr);
 	/* the SMI events name it by its lead thread's pid */
 	p->lead_thread = get_task_struct(current);
-	p->pasid = 0x8000 + idx;
+	kfd_fake_set_pasid(p, pdd, 0x8000 + idx);
 	p->pdds[0] = pdd;
 	p->n_pdds = 1;
 	p->pqm.process = p;
@@ -784,7 +800,8 @@ static int kfd_fake_queue_create(struct kfd_fake_node *fake,
 	prop.format = type == KFD_QUEUE_TYPE_COMPUTE ?
 		KFD_QUEUE_FORMAT_AQL : KFD_QUEUE_FORMAT_PM4;
 	prop.queue_size = 4096;
-	prop.queue_address = 0x10000000000ULL + ((u64)fp->p->pasid << 24) +
+	prop.queue_address = 0x10000000000ULL +
+			     ((u64)kfd_mp_pdd_pasid(fp->pdd) << 24) +
 			     ((u64)qid << 12);
 	prop.queue_percent = 100;
 	prop.priority = 7;

@@ -12,6 +12,7 @@
  * handler itself for what it checks before that: the privilege, the
  * arguments, the user memory and the pidfds.
  */
+#include <linux/anon_inodes.h>
 #include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
@@ -426,7 +427,7 @@ static void kfd_dqm_test_tenant_hang(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fp[0]->pdd->tenant_suspended);
 	KUNIT_EXPECT_EQ(test, fp[0]->pdd->qpd.evicted, 1);
 	KUNIT_EXPECT_FALSE(test, q[0]->properties.is_active);
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 1);
 
 	/* the GPU reset, as kfd_dqm_test_hws_hang */
@@ -485,7 +486,7 @@ static void kfd_dqm_test_tenant_queue_reset(struct kunit *test)
 					      KFD_IOC_TENANT_OP_SUSPEND, 0,
 					      &status, NULL), -EIO);
 	KUNIT_EXPECT_EQ(test, status, -EIO);
-	flush_work(&fake->dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	KUNIT_EXPECT_EQ(test, fake->hws.queue_resets, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
 	KUNIT_EXPECT_TRUE(test, fp->pdd->tenant_suspended);
@@ -877,7 +878,7 @@ static void kfd_tenant_hand_reset(struct kfd_fake_node *fake,
 {
 	struct device_queue_manager *dqm = fake->dqm;
 
-	flush_work(&dqm->hw_exception_work);
+	flush_work(kfd_fake_hw_exception_work(fake));
 	soft_hws_reset(&fake->hws);
 	dqm->active_runlist = false;
 	pm_release_ib(&dqm->packet_mgr);
@@ -1017,7 +1018,7 @@ static void kfd_dqm_test_tenant_lock(struct kunit *test)
 	wait_for_completion(&second.started);
 	/* until it sleeps for the GPU's tenant lock */
 	for (i = 0; i < 1000 && !completion_done(&second.done) &&
-	     !(READ_ONCE(t2->__state) & TASK_INTERRUPTIBLE); i++)
+	     !(kfd_fake_task_state(t2) & TASK_INTERRUPTIBLE); i++)
 		usleep_range(500, 1000);
 	KUNIT_EXPECT_FALSE(test, completion_done(&second.done));
 	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&susp.done),
@@ -1123,6 +1124,32 @@ static void kfd_dqm_test_tenant_noop_hang(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+static int kfd_tenant_test_pidfd_release(struct inode *inode, struct file *f)
+{
+	put_pid(f->private_data);
+	return 0;
+}
+
+static const struct file_operations kfd_tenant_test_pidfd_fops = {
+	.release = kfd_tenant_test_pidfd_release,
+};
+
+/*
+ * a pidfd of @pid in this thread's file table, or -errno: before 6.5 (no
+ * pidfd_prepare()) an anon inode file "[pidfd]" holding the pid, as
+ * pidfd_create() makes it there
+ */
+static int kfd_tenant_test_pidfd(struct pid *pid)
+{
+	int fd = anon_inode_getfd("[pidfd]", &kfd_tenant_test_pidfd_fops,
+				  get_pid(pid), O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		put_pid(pid);
+	return fd;
+}
+#else
 /* a pidfd of @pid in this thread's file table, or -errno */
 static int kfd_tenant_test_pidfd(struct pid *pid)
 {
@@ -1133,6 +1160,7 @@ static int kfd_tenant_test_pidfd(struct pid *pid)
 		fd_install(fd, f);
 	return fd;
 }
+#endif
 
 /*
  * The ioctl handler's own checks: a probe (no targets) answers 0 without
