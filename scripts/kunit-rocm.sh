@@ -28,6 +28,7 @@
 # pass counts per suite and the time of each phase; the guest's console
 # is build/kunit-rocm-run/console.log.
 #
+# KUNIT_ROCM_PARSE=1 only reads the last run's console again.
 # Environment: JOBS (default 2), KUNIT_ROCM_STACK=DIR (run a stack built
 # there before, as it is), KUNIT_ROCM_QEMU_ARGS (extra QEMU
 # arguments, e.g. "-accel tcg,thread=single"), KUNIT_ROCM_APPEND (extra
@@ -65,6 +66,10 @@ for tool in qemu-system-x86_64 busybox cpio gzip strip modinfo timeout apt-get d
 done
 
 t0=$(date +%s)
+if [ "${KUNIT_ROCM_PARSE:-0}" = 1 ]; then
+	timings=("(KUNIT_ROCM_PARSE: the last run's console)")
+	rc=0
+else
 phase_start=$t0
 timings=()
 phase_end() { # NAME
@@ -271,24 +276,25 @@ timeout "$TIMEOUT" qemu-system-x86_64 -nodefaults -nographic -no-reboot \
 	-kernel "$LINUX/arch/x86/boot/bzImage" -initrd "$RUN/initrd.gz" \
 	-append "$append" ${KUNIT_ROCM_QEMU_ARGS:-} >"$RUN/qemu.log" 2>&1 || rc=$?
 phase_end run
+fi
 
 # --- result ------------------------------------------------------------------
 log=$RUN/console.log
 ktap=$RUN/ktap.log
 # KTAP: the suites' lines, without the console's timestamps
-sed -n 's/^\[ *[0-9.]*\] //p' "$log" | awk '
+sed 's/^\[ *[0-9.]*\] //' "$log" | tr -d '\r' | awk '
 	/^KTAP version|^TAP version|^ *# Subtest:|^ *1\.\.[0-9]|^ *(not )?ok [0-9]|^ *# [a-z0-9_]+: (pass|fail|skip)|^ *# Totals/ { print }' >"$ktap"
 echo "--- per suite (pass/fail/skip/total) ---"
-grep -E '^ *# [a-z0-9_]+: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+$' "$ktap" | sed 's/^ *# //' || true
+grep -E '^# [a-z0-9_]+: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+$' "$ktap" | sed 's/^# //' || true
 grep -E '^# Totals' "$ktap" || true
 echo "--- time per phase ---"
 printf '%s\n' "${timings[@]}" "total $(( $(date +%s) - t0 )) s"
 [ "$rc" = 0 ] || die "QEMU ended with $rc$([ "$rc" = 124 ] && echo " (timeout ${TIMEOUT}s)") (console: $log)"
 grep -q 'KUNIT-ROCM: done' "$log" || die "the guest did not finish (console: $log)"
 ! grep -q 'KUNIT-ROCM: insmod .* failed' "$log" || die "$(grep -m1 'KUNIT-ROCM: insmod' "$log") (console: $log)"
-suites=$(grep -cE '^ *# [a-z0-9_]+: pass:' "$ktap" || true)
+suites=$(grep -cE '^# [a-z0-9_]+: pass:' "$ktap" || true)
 [ "${suites:-0}" -gt 0 ] || die "no suite ran (console: $log)"
-started=$(grep -cE '^ *# Subtest: ' "$ktap" || true)
+started=$(grep -cE '^# Subtest: ' "$ktap" || true)
 [ "$started" -le "$suites" ] || die "$((started - suites)) suite(s) started and did not end (a crash?) (console: $log)"
 if grep -qE '^ *# [a-z0-9_]+: pass:[0-9]+ fail:[1-9]' "$ktap" || grep -qE '^ *not ok [0-9]+ ' "$ktap"; then
 	grep -E '^ *not ok ' "$ktap" | head -n 40
