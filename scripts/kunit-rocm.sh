@@ -286,7 +286,10 @@ sed 's/^\[ *[0-9.]*\] //' "$log" | tr -d '\r' | awk '
 	/^KTAP version|^TAP version|^ *# Subtest:|^ *1\.\.[0-9]|^ *(not )?ok [0-9]|^ *# [a-z0-9_]+: (pass|fail|skip)|^ *# Totals/ { print }' >"$ktap"
 echo "--- per suite (pass/fail/skip/total) ---"
 grep -E '^# [a-z0-9_]+: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+$' "$ktap" | sed 's/^# //' || true
-grep -E '^# Totals' "$ktap" || true
+awk '/^# [a-z0-9_]+: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+$/ {
+	split($3, p, ":"); split($4, f, ":"); split($5, k, ":"); split($6, t, ":")
+	P += p[2]; F += f[2]; K += k[2]; T += t[2] }
+	END { printf "all suites: pass:%d fail:%d skip:%d total:%d (a parameterised case counts once)\n", P, F, K, T }' "$ktap"
 echo "--- time per phase ---"
 printf '%s\n' "${timings[@]}" "total $(( $(date +%s) - t0 )) s"
 [ "$rc" = 0 ] || die "QEMU ended with $rc$([ "$rc" = 124 ] && echo " (timeout ${TIMEOUT}s)") (console: $log)"
