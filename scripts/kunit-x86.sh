@@ -7,6 +7,12 @@
 #
 #   scripts/kunit-x86.sh [KUNIT.PY ARGS...]          lockdep + KASAN
 #   scripts/kunit-x86.sh --kcsan [KUNIT.PY ARGS...]  lockdep + KCSAN
+#   scripts/kunit-x86.sh --build-only                build the kernel only
+#   scripts/kunit-x86.sh --run-only [KUNIT.PY ARGS]  run the built kernel
+#
+# ctest splits the two (kunit-x86-build beside the other builds, then
+# kunit-x86 alone: RUN_SERIAL), since the suite's concurrency and hang
+# cases run on a TCG guest whose vCPUs other builds would starve.
 #
 # --kcsan uses tests/kernel/kunit-x86-kcsan.kunitconfig (KCSAN excludes
 # KASAN) in its own build directory. The build directory
@@ -30,21 +36,42 @@ if [ "${1:-}" = --kcsan ]; then
 	name=kunit-x86-kcsan
 	sanitizer=CONFIG_KCSAN
 fi
+phase=run
+case ${1:-} in
+--build-only) phase=build; shift ;;
+--run-only) phase="exec"; shift ;;
+esac
 kunitconfig=$ROOT/tests/kernel/$name.kunitconfig
 out=$BUILD/$name
 log=$BUILD/$name.log
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (scripts/setup-deps.sh)"
 
-"$ROOT/scripts/tree.sh" apply
+[ "$phase" = exec ] || "$ROOT/scripts/tree.sh" apply
 mkdir -p "$out"
 rc=0
 start=$(date +%s)
+if [ "$phase" = build ]; then
+	(cd "$TREE" && python3 tools/testing/kunit/kunit.py build --arch=x86_64 \
+		--kunitconfig "$kunitconfig" --build_dir "$out" --jobs "$JOBS" "$@") ||
+		die "building the KUnit kernel failed ($out)"
+	note "kunit.py build took $(( $(date +%s) - start )) s"
+	exit 0
+fi
+if [ "$phase" = exec ]; then
+	[ -f "$out/arch/x86/boot/bzImage" ] || die "no kernel in $out: run scripts/kunit-x86.sh --build-only first"
+	# the kernel must be the one of the tree's series (built after its apply)
+	[ ! -f "$TREE/.git/kfdmp-series" ] || [ "$out/arch/x86/boot/bzImage" -nt "$TREE/.git/kfdmp-series" ] ||
+		die "the kernel in $out is older than the series in $TREE: run scripts/kunit-x86.sh --build-only"
+	jobopt=()
+else
+	jobopt=(--jobs "$JOBS")
+fi
 # -smp 4 with an SMP, preemptible kernel (NR_CPUS=4, PREEMPT): the
 # concurrency cases run on 4 vCPUs. -m 2048 for KASAN.
-(cd "$TREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
-	--kunitconfig "$kunitconfig" --build_dir "$out" --jobs "$JOBS" \
+(cd "$TREE" && python3 tools/testing/kunit/kunit.py "$phase" --arch=x86_64 \
+	--kunitconfig "$kunitconfig" --build_dir "$out" "${jobopt[@]}" \
 	--qemu_args="-smp 4 -m 2048" --timeout 1800 "$@") 2>&1 | tee "$log" || rc=$?
-note "kunit.py took $(( $(date +%s) - start )) s"
+note "kunit.py $phase took $(( $(date +%s) - start )) s"
 # What the tests print (kunit_info): the benchmark and the concurrency runs.
 if [ -f "$out/test.log" ]; then
 	echo "--- figures printed by the tests ($out/test.log) ---"
