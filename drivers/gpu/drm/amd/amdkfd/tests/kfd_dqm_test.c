@@ -1258,7 +1258,8 @@ static void kfd_dqm_test_sdma_reuse(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 	/* a skip would hide a failure */
 	if (!reached && test->status != KUNIT_FAILURE)
-		kunit_skip(test, "interleaving not reached in %u attempts (last cycle %u ms): guest too loaded",
+		kunit_skip(test,
+			   "interleaving not reached in %u attempts (last cycle %u ms): guest too loaded",
 			   attempt, cycle_us / 1000);
 }
 
