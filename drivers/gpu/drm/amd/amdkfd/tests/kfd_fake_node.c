@@ -713,7 +713,11 @@ static struct kfd_fake_proc *kfd_fake_proc_add(struct kfd_fake_node *fake)
 	idr_init(&p->event_idr);
 	/* the SMI events name it by its lead thread's pid */
 	p->lead_thread = get_task_struct(current);
-	kfd_fake_set_pasid(p, pdd, 0x8000 + idx);
+#ifdef KFD_FAKE_NODE_ROCM
+	pdd->pasid = 0x8000 + idx;
+#else
+	p->pasid = 0x8000 + idx;
+#endif
 	p->pdds[0] = pdd;
 	p->n_pdds = 1;
 	p->pqm.process = p;

@@ -34,7 +34,6 @@
 #define KFD_FAKE_NODE_H_INCLUDED
 
 #include <kunit/test.h>
-#include <linux/version.h>
 #include "kfd_soft_hws.h"
 
 /*
@@ -43,22 +42,14 @@
  * amdgpu_amdkfd_alloc_gtt_mem() takes is_uswc_mode, its dqm asks for the
  * GPU reset of an HWS hang with amdgpu_amdkfd_gpu_reset() itself (no
  * hw_exception_work: the fake stubs it and runs the same work), and its
- * PASID lives in the pdd. Its 5.10 kernels name task_struct::__state
- * "state" (5.14).
+ * PASID lives in the pdd.
  */
 #ifdef KFD_FAKE_NODE_ROCM
 #define KFD_FAKE_GTT_MEM_ARGS	bool cp_mqd_gfx9, bool is_uswc_mode
 #define kfd_fake_hw_exception_work(fake)	(&(fake)->hw_exception_work)
-#define kfd_fake_set_pasid(p, pdd, v)	((pdd)->pasid = (v))
 #else
 #define KFD_FAKE_GTT_MEM_ARGS	bool cp_mqd_gfx9
 #define kfd_fake_hw_exception_work(fake)	(&(fake)->dqm->hw_exception_work)
-#define kfd_fake_set_pasid(p, pdd, v)	((p)->pasid = (v))
-#endif
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 14, 0)
-#define kfd_fake_task_state(t)	READ_ONCE((t)->state)
-#else
-#define kfd_fake_task_state(t)	READ_ONCE((t)->__state)
 #endif
 
 #define KFD_FAKE_MAX_PROCS	48

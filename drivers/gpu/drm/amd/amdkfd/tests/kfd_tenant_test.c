@@ -19,6 +19,7 @@
 #include <linux/pid.h>
 #include <linux/mman.h>
 #include <uapi/linux/kfd_ioctl.h>
+#include <uapi/linux/magic.h>
 
 #define KFD_TENANT_TEST_GPU	0x4242
 
@@ -1018,7 +1019,7 @@ static void kfd_dqm_test_tenant_lock(struct kunit *test)
 	wait_for_completion(&second.started);
 	/* until it sleeps for the GPU's tenant lock */
 	for (i = 0; i < 1000 && !completion_done(&second.done) &&
-	     !(kfd_fake_task_state(t2) & TASK_INTERRUPTIBLE); i++)
+	     task_state_index(t2) != fls(TASK_INTERRUPTIBLE); i++)
 		usleep_range(500, 1000);
 	KUNIT_EXPECT_FALSE(test, completion_done(&second.done));
 	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&susp.done),
@@ -1124,7 +1125,7 @@ static void kfd_dqm_test_tenant_noop_hang(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#ifndef PID_FS_MAGIC
 static int kfd_tenant_test_pidfd_release(struct inode *inode, struct file *f)
 {
 	put_pid(f->private_data);
@@ -1136,8 +1137,8 @@ static const struct file_operations kfd_tenant_test_pidfd_fops = {
 };
 
 /*
- * a pidfd of @pid in this thread's file table, or -errno: before 6.5 (no
- * pidfd_prepare()) an anon inode file "[pidfd]" holding the pid, as
+ * a pidfd of @pid in this thread's file table, or -errno: before pidfs
+ * (6.9) an anon inode file "[pidfd]" holding the pid, as
  * pidfd_create() makes it there
  */
 static int kfd_tenant_test_pidfd(struct pid *pid)
