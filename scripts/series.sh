@@ -198,6 +198,13 @@ check_checkpatch() {
 			"$ROOT/scripts/tree.sh" prepare
 		ignore+=(--ignore FILE_PATH_CHANGES)
 	fi
+	# Every tracked patch file, the send-ready upstream set too: checkpatch
+	# run on a file git tracks reads it as a source file (trailing blanks).
+	if grep -ln '[[:space:]]$' "$ROOT"/patches/*/*.patch >/dev/null 2>&1; then
+		bad "trailing whitespace in $(grep -ln '[[:space:]]$' "$ROOT"/patches/*/*.patch | sed "s#$ROOT/##" | tr '\n' ' ')(export with diff.suppressBlankEmpty and --no-signature)"
+	else
+		ok "no trailing whitespace in patches/*/*.patch"
+	fi
 	# checkpatch runs spdxcheck.py, which needs Debian's python3-ply and
 	# python3-git: use the system python3 even if another one is first
 	# on PATH.
