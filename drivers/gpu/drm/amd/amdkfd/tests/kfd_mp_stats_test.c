@@ -7,6 +7,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
 
@@ -218,16 +219,27 @@ static void kfd_mp_print_format(struct kunit *test)
 /*
  * Writers, a resetter and a reader race; every snapshot must be
  * internally consistent (each update is one critical section) and, with
- * no reset, the totals must add up exactly.
+ * no reset, the totals must add up exactly, to the updates made.
+ *
+ * Each writer makes KFD_MP_TEST_UPDATES updates, or stops after
+ * KFD_MP_TEST_SECONDS: under an emulator (QEMU TCG, 4 vCPUs on a loaded
+ * 2-core host, lockdep and KASAN on every lock) the five threads contend
+ * for one spinlock on vCPUs the host time-slices, and the resetting
+ * variant once ran past KUnit's 300 s. Where the writers finish in time
+ * nothing changes; the race must have run (KFD_MP_TEST_MIN_UPDATES each).
  */
 #define KFD_MP_TEST_THREADS	4
 #define KFD_MP_TEST_UPDATES	20000
+#define KFD_MP_TEST_MIN_UPDATES	256
+#define KFD_MP_TEST_SECONDS	60
 
 struct kfd_mp_race {
 	struct kfd_mp_stats *st;
 	atomic_t running;
 	struct completion done;
 	bool resetting;
+	unsigned long deadline;		/* jiffies: the writers stop */
+	atomic_t updates;		/* made by all writers */
 	atomic_t bad_snapshots;
 };
 
@@ -238,12 +250,16 @@ static int kfd_mp_race_writer(void *arg)
 	unsigned int reasons = kfd_mp_oversub_reasons(&load);
 	int i;
 
-	for (i = 0; i < KFD_MP_TEST_UPDATES; i++) {
+	for (i = 0; i < KFD_MP_TEST_UPDATES;) {
 		kfd_mp_stats_runlist(r->st, &load, reasons, i & 1023, false);
 		kfd_mp_stats_unmap(r->st, i & 15, false);
-		if (!(i & 255))
+		if (!(++i & 255)) {
+			if (time_after(jiffies, r->deadline))
+				break;
 			cond_resched();
+		}
 	}
+	atomic_add(i, &r->updates);
 	if (atomic_dec_and_test(&r->running))
 		complete(&r->done);
 	return 0;
@@ -270,6 +286,7 @@ static void kfd_mp_race_run(struct kunit *test, bool resetting)
 	struct kfd_mp_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct kfd_mp_stats_snapshot *s;
 	struct task_struct *t;
+	u64 n;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -279,6 +296,7 @@ static void kfd_mp_race_run(struct kunit *test, bool resetting)
 	r->resetting = resetting;
 	init_completion(&r->done);
 	atomic_set(&r->running, KFD_MP_TEST_THREADS);
+	r->deadline = jiffies + KFD_MP_TEST_SECONDS * HZ;
 
 	for (i = 0; i < KFD_MP_TEST_THREADS; i++) {
 		t = kthread_run(kfd_mp_race_writer, r, "kfd_mp_w%d", i);
@@ -297,9 +315,14 @@ static void kfd_mp_race_run(struct kunit *test, bool resetting)
 	kfd_mp_stats_read(r->st, s);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad_snapshots), 0);
 	KUNIT_EXPECT_TRUE(test, kfd_mp_snapshot_consistent(s));
+	n = atomic_read(&r->updates);
+	if (n < (u64)KFD_MP_TEST_THREADS * KFD_MP_TEST_UPDATES)
+		kunit_info(test, "%llu of %llu updates in %d s (a slow machine)\n",
+			   n, (u64)KFD_MP_TEST_THREADS * KFD_MP_TEST_UPDATES,
+			   KFD_MP_TEST_SECONDS);
+	KUNIT_EXPECT_GE(test, n,
+			(u64)KFD_MP_TEST_THREADS * KFD_MP_TEST_MIN_UPDATES);
 	if (!resetting) {
-		u64 n = (u64)KFD_MP_TEST_THREADS * KFD_MP_TEST_UPDATES;
-
 		KUNIT_EXPECT_EQ(test, s->counters[KFD_MP_RUNLISTS], n);
 		KUNIT_EXPECT_EQ(test, s->counters[KFD_MP_UNMAPS], n);
 		KUNIT_EXPECT_EQ(test, s->hists[KFD_MP_HIST_PREEMPT_US].count,
