@@ -1182,85 +1182,60 @@ static void kfd_dqm_unhold(struct device_queue_manager *dqm, long timeout)
  * queue), and the allocator hands out the lowest free id. While process
  * A's SDMA queue is being destroyed, process B creates one. B's create
  * must not get A's id, and so A's MQD slot, before the HWS has unmapped
- * A's queue. The interleaving: a long cycle holds dqm_lock while A's
- * destroy, B's SDMA id allocation and a third change queue up behind it,
- * in that order. The cycle is timed: on a loaded guest it may end before
- * they queue up. An attempt that misses the interleaving doubles the
- * cycle for the next one and is not counted; the case is skipped, not
- * failed, if none of its attempts reaches it.
+ * A's queue. Queued: the next cycle is held back (kfd_dqm_hold()), so
+ * A's destroy records its change and sleeps with A's queue still mapped,
+ * and B's SDMA create records its own (and initialises its MQD) in that
+ * window; the cycle serves both when the hold ends. Stock: A's destroy,
+ * then B's create.
  */
 static void kfd_dqm_test_sdma_reuse(struct kunit *test)
 {
 	const struct kfd_dqm_param *param = test->param_value;
-	struct kfd_dqm_op op_c, op_a, op_b, op_d;
-	struct kfd_fake_proc *fa, *fb, *fc, *fd;
 	struct device_queue_manager *dqm;
+	struct kfd_fake_proc *fa, *fb;
+	struct kfd_dqm_op op_a, op_b;
+	struct completion *done[3];
 	struct kfd_fake_node *fake;
-	unsigned int attempt, reached = 0, cycle_us = 400000;
-	struct queue *qa, *qc;
-	bool in_order;
+	struct queue *qa;
+	long timeout;
 
 	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
 	dqm = fake->dqm;
 	fa = kfd_fake_proc_add(fake);
 	fb = kfd_fake_proc_add(fake);
-	fc = kfd_fake_proc_add(fake);
-	fd = kfd_fake_proc_add(fake);
-	KUNIT_ASSERT_TRUE(test, fa && fb && fc && fd);
+	KUNIT_ASSERT_TRUE(test, fa && fb);
+	qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_SDMA);
 
-	for (attempt = 0; attempt < 6 && reached < 3 && !fake->hws.violations;
-	     attempt++) {
-		qa = kfd_dqm_mkq(test, fake, fa, KFD_QUEUE_TYPE_SDMA);
-		qc = kfd_dqm_mkq(test, fake, fc, KFD_QUEUE_TYPE_COMPUTE);
-		/*
-		 * C's destroy runs a long cycle (400 ms at first) with
-		 * dqm_lock held, for D to be on the way behind it
-		 */
-		soft_hws_set(&fake->hws, cycle_us, SOFT_HWS_INJECT_NONE, 0, 0);
-		kfd_dqm_op_start(test, &op_c, fake, fc, false, 0, qc);
-		msleep(20);
-		/* behind it: A's destroy, B's SDMA create, D's create */
+	if (dqm->mp_rlq_on) {
+		timeout = kfd_dqm_hold(dqm);
 		kfd_dqm_op_start(test, &op_a, fake, fa, false, 0, qa);
-		in_order = !dqm->mp_rlq_on || kfd_dqm_wait_arriving(dqm, 1);
-		if (!dqm->mp_rlq_on)
-			msleep(20);
+		done[0] = &op_a.done;
+		done[1] = NULL;
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 1, done),
+				      "interleaving not reached: A's destroy not pending");
 		kfd_dqm_op_start(test, &op_b, fake, fb, true,
 				 KFD_QUEUE_TYPE_SDMA, NULL);
-		msleep(20);
-		kfd_dqm_op_start(test, &op_d, fake, fd, true,
-				 KFD_QUEUE_TYPE_COMPUTE, NULL);
-		if (dqm->mp_rlq_on)
-			in_order = in_order && kfd_dqm_wait_arriving(dqm, 2);
-		else
-			msleep(20);
-		/* below the default preemption timeout (9 s) */
-		if (in_order)
-			reached++;
-		else if (cycle_us < 3200000)
-			cycle_us *= 2;
-		soft_hws_set(&fake->hws, 20, SOFT_HWS_INJECT_NONE, 0, 0);
-		wait_for_completion(&op_c.done);
+		done[1] = &op_b.done;
+		done[2] = NULL;
+		KUNIT_EXPECT_TRUE_MSG(test, kfd_dqm_wait_pending(dqm, 2, done),
+				      "interleaving not reached: B's create not pending");
+		kfd_dqm_unhold(dqm, timeout);
 		wait_for_completion(&op_a.done);
 		wait_for_completion(&op_b.done);
-		wait_for_completion(&op_d.done);
-		KUNIT_EXPECT_EQ(test, op_c.ret, 0);
-		KUNIT_EXPECT_EQ(test, op_a.ret, 0);
-		KUNIT_EXPECT_EQ(test, op_b.ret, 0);
-		KUNIT_EXPECT_EQ(test, op_d.ret, 0);
-		kfd_dqm_check(test, fake);
-		if (!op_b.ret)
-			kfd_dqm_rmq(test, fake, fb, op_b.q);
-		if (!op_d.ret)
-			kfd_dqm_rmq(test, fake, fd, op_d.q);
+	} else {
+		kfd_dqm_op_start(test, &op_a, fake, fa, false, 0, qa);
+		wait_for_completion(&op_a.done);
+		kfd_dqm_op_start(test, &op_b, fake, fb, true,
+				 KFD_QUEUE_TYPE_SDMA, NULL);
+		wait_for_completion(&op_b.done);
 	}
-	KUNIT_EXPECT_EQ_MSG(test, fake->hws.violations, 0, "%s",
-			    fake->hws.violation);
+	KUNIT_EXPECT_EQ(test, op_a.ret, 0);
+	KUNIT_EXPECT_EQ(test, op_b.ret, 0);
+	kfd_dqm_check(test, fake);
+	if (!op_b.ret)
+		kfd_dqm_rmq(test, fake, fb, op_b.q);
+	kfd_dqm_check(test, fake);
 	kfd_dqm_teardown(test, fake);
-	/* a skip would hide a failure */
-	if (!reached && test->status != KUNIT_FAILURE)
-		kunit_skip(test,
-			   "interleaving not reached in %u attempts (last cycle %u ms): guest too loaded",
-			   attempt, cycle_us / 1000);
 }
 
 /* one call in its own thread */
@@ -1331,9 +1306,8 @@ static void kfd_dqm_call_start(struct kunit *test, struct kfd_dqm_call *c,
  * Queued: the next cycle is held back (kfd_dqm_hold()), so A's create
  * records its change and sleeps until halt, a stock path, runs the cycle
  * for it; on SMP nothing else can take the cycle first. Stock: A's
- * create and halt wait for dqm_lock in that order and each sends its
- * own unmap. Process E, evicted twice, is restored once on the way, a
- * restore that needs no cycle.
+ * create, then halt, each sends its own unmap. Process E, evicted
+ * twice, is restored once on the way, a restore that needs no cycle.
  */
 static void kfd_dqm_test_hang_flush(struct kunit *test)
 {
@@ -1380,19 +1354,14 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
 		wait_for_completion(&op_a.done);
 		kfd_dqm_unhold(dqm, timeout);
 	} else {
-		dqm_lock(dqm);
 		kfd_dqm_op_start(test, &op_a, fake, fa, true,
 				 KFD_QUEUE_TYPE_COMPUTE, NULL);
-		msleep(20);
+		wait_for_completion(&op_a.done);
 		kfd_dqm_call_start(test, &halt, fake, KFD_DQM_CALL_HALT, NULL,
 				   NULL);
-		msleep(20);
+		wait_for_completion(&halt.done);
 		kfd_dqm_call_start(test, &restore, fake, KFD_DQM_CALL_RESTORE,
 				   fe, NULL);
-		msleep(20);
-		dqm_unlock(dqm);
-		wait_for_completion(&op_a.done);
-		wait_for_completion(&halt.done);
 		wait_for_completion(&restore.done);
 	}
 
@@ -1427,7 +1396,7 @@ static void kfd_dqm_test_hang_flush(struct kunit *test)
  * kfd_process_evict_queues() roll back E's evictions on its other GPUs,
  * where stock succeeds. Queued: the next cycle is held back
  * (kfd_dqm_hold()), so A's create is pending when E's eviction flushes
- * it. Stock: A's create and E's eviction wait for dqm_lock in that order.
+ * it. Stock: A's create, then E's eviction.
  */
 static void kfd_dqm_test_nested_evict_hang(struct kunit *test)
 {
@@ -1471,15 +1440,11 @@ static void kfd_dqm_test_nested_evict_hang(struct kunit *test)
 		wait_for_completion(&op_a.done);
 		kfd_dqm_unhold(dqm, timeout);
 	} else {
-		dqm_lock(dqm);
 		kfd_dqm_op_start(test, &op_a, fake, fa, true,
 				 KFD_QUEUE_TYPE_COMPUTE, NULL);
-		msleep(20);
+		wait_for_completion(&op_a.done);
 		kfd_dqm_call_start(test, &evict, fake, KFD_DQM_CALL_EVICT,
 				   fe, NULL);
-		msleep(20);
-		dqm_unlock(dqm);
-		wait_for_completion(&op_a.done);
 		wait_for_completion(&evict.done);
 	}
 
@@ -1886,23 +1851,24 @@ static void kfd_dqm_test_notifier_evict(struct kunit *test)
 	n.call.what = KFD_DQM_CALL_EVICT;
 	n.call.fp = fa;
 	init_completion(&n.call.done);
-	dqm_lock(dqm);
+	/* queued: both wait for dqm_lock, A first; stock: one after the other */
+	if (dqm->mp_rlq_on)
+		dqm_lock(dqm);
 	t = kthread_run(kfd_dqm_notifier_evict_fn, &n, "kfd_dqm_notifier");
-	if (IS_ERR(t))
+	if (IS_ERR(t) && dqm->mp_rlq_on)
 		dqm_unlock(dqm);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	if (dqm->mp_rlq_on)
 		kfd_dqm_expect_arriving(test, dqm, 1);
 	else
-		msleep(20);
+		wait_for_completion(&n.call.done);
 	kfd_dqm_op_start(test, &op_b, fake, fb, true, KFD_QUEUE_TYPE_COMPUTE,
 			 NULL);
-	if (dqm->mp_rlq_on)
+	if (dqm->mp_rlq_on) {
 		kfd_dqm_expect_arriving(test, dqm, 2);
-	else
-		msleep(20);
-	dqm_unlock(dqm);
-	wait_for_completion(&n.call.done);
+		dqm_unlock(dqm);
+		wait_for_completion(&n.call.done);
+	}
 	wait_for_completion(&op_b.done);
 	KUNIT_EXPECT_EQ(test, n.call.ret, 0);
 	KUNIT_EXPECT_EQ(test, op_b.ret, 0);
@@ -2164,7 +2130,8 @@ static void kfd_dqm_test_teardown_destroy(struct kunit *test)
  * undone and fails, the next creates run their own cycles and succeed.
  * The queued runlist must not fail and undo the other processes' creates
  * that happened to share that cycle. The interleaving: the creates of A,
- * B and C queue up behind dqm_lock, so queued serves them in one cycle.
+ * B and C queue up behind dqm_lock, so queued serves them in one cycle;
+ * stock runs them one after the other.
  */
 static const struct packet_manager_funcs *kfd_dqm_pmf_orig;
 static struct packet_manager_funcs kfd_dqm_pmf_fail;
@@ -2203,16 +2170,16 @@ static void kfd_dqm_test_map_fail(struct kunit *test)
 
 	dqm_lock(dqm);
 	dqm->packet_mgr.pmf = &kfd_dqm_pmf_fail;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3 && dqm->mp_rlq_on; i++) {
 		kfd_dqm_op_start(test, &op[i], fake, fp[i], true,
 				 KFD_QUEUE_TYPE_COMPUTE, NULL);
-		if (dqm->mp_rlq_on)
-			kfd_dqm_expect_arriving(test, dqm, i + 1);
-		else
-			msleep(20);
+		kfd_dqm_expect_arriving(test, dqm, i + 1);
 	}
 	dqm_unlock(dqm);
 	for (i = 0; i < 3; i++) {
+		if (!dqm->mp_rlq_on)
+			kfd_dqm_op_start(test, &op[i], fake, fp[i], true,
+					 KFD_QUEUE_TYPE_COMPUTE, NULL);
 		wait_for_completion(&op[i].done);
 		if (op[i].ret) {
 			KUNIT_EXPECT_EQ(test, op[i].ret, -ENOMEM);
