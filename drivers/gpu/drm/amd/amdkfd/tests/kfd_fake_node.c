@@ -332,6 +332,26 @@ static void kfd_fake_amdkfd_gpu_reset(struct amdgpu_device *adev)
 {
 	schedule_work(&kfd_fake->hw_exception_work);
 }
+
+/*
+ * amdgpu_file_to_fpriv() of a process's DRM file: after a queue reset,
+ * ROCm's kfd_signal_reset_event() names the process from its VM's task.
+ * The fake's file is no amdgpu file (no f_op), so amdgpu's test fails.
+ */
+static int kfd_fake_file_to_fpriv(struct file *filp,
+				  struct amdgpu_fpriv **fpriv)
+{
+	struct kfd_fake_node *fake = kfd_fake;
+	unsigned int i;
+
+	for (i = 0; filp && i < KFD_FAKE_MAX_PROCS; i++) {
+		if (filp == &fake->procs[i].filp && fake->procs[i].fpriv) {
+			*fpriv = fake->procs[i].fpriv;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 #endif
 
 /*
@@ -485,6 +505,8 @@ static int kfd_fake_node_init(struct kunit *test, struct kfd_fake_node *fake,
 #ifdef KFD_FAKE_NODE_ROCM
 	kunit_activate_static_stub(test, amdgpu_amdkfd_gpu_reset,
 				   kfd_fake_amdkfd_gpu_reset);
+	kunit_activate_static_stub(test, amdgpu_file_to_fpriv,
+				   kfd_fake_file_to_fpriv);
 #endif
 	kunit_activate_static_stub(test, amdgpu_bo_free_kernel,
 				   kfd_fake_bo_free_kernel);
@@ -737,6 +759,17 @@ static struct kfd_fake_proc *kfd_fake_proc_add(struct kfd_fake_node *fake)
 	fp->fpriv->vm.pd_phys_addr = 0x200000ULL * (idx + 1);
 	fp->file.driver_priv = fp->fpriv;
 	pdd->drm_priv = &fp->file;
+#ifdef KFD_FAKE_NODE_ROCM
+	pdd->drm_file = &fp->filp;
+	strscpy(fp->task_info.process_name, current->comm,
+		sizeof(fp->task_info.process_name));
+	strscpy(fp->task_info.task_name, current->comm,
+		sizeof(fp->task_info.task_name));
+	fp->task_info.pid = task_pid_nr(current);
+	fp->task_info.tgid = task_tgid_nr(current);
+	kref_init(&fp->task_info.refcount);
+	fp->fpriv->vm.task_info = &fp->task_info;
+#endif
 
 	if (fake->dqm->ops.register_process(fake->dqm, &pdd->qpd)) {
 		mutex_unlock(&kfd_processes_mutex);

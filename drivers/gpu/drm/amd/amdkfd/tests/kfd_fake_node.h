@@ -74,6 +74,11 @@ struct kfd_fake_proc {
 	bool db_freed;		/* db_bo given back (amdgpu_bo_free_kernel()) */
 	struct drm_file file;
 	struct amdgpu_fpriv *fpriv;
+#ifdef KFD_FAKE_NODE_ROCM
+	/* ROCm's pdd->drm_file, and its VM's task (kfd_signal_reset_event()) */
+	struct file filp;
+	struct amdgpu_task_info task_info;
+#endif
 	unsigned int next_qid;
 	bool registered;
 	bool published;		/* in kfd_processes_table */
