@@ -23,7 +23,6 @@ void kfd_mp_rlq_init(struct kfd_mp_rlq *q, const struct kfd_mp_rlq_ops *ops)
 	q->npending = 0;
 	q->arriving = 0;
 	q->returning = 0;
-	q->inside = 0;
 	q->running = false;
 	q->applied = false;
 	q->tickets = 0;
@@ -244,15 +243,9 @@ static int kfd_mp_rlq_wait(struct kfd_mp_rlq *q, struct kfd_mp_rlq_req *req)
 				kick = kfd_mp_rlq_leader_wanted(q);
 			}
 			ret = req->result;
-			/*
-			 * Unless the caller holds its place, its last access
-			 * to @q: once inside is 0 under q->lock,
-			 * kfd_mp_rlq_drain() returns and the owner may free
-			 * @q, so wake before unlocking.
-			 */
-			if ((!req->hold && !--q->inside) || kick)
-				wake_up_all(&q->wq);
 			spin_unlock(&q->lock);
+			if (kick)
+				wake_up_all(&q->wq);
 			return ret;
 		}
 		req->sleeping = true;
@@ -277,14 +270,12 @@ static int kfd_mp_rlq_wait(struct kfd_mp_rlq *q, struct kfd_mp_rlq_req *req)
 /**
  * kfd_mp_rlq_submit_unlock_wait - record a change and wait for its cycle
  * @q: the queue
- * @req: the request; its @apply and @complete set or NULL, @removal and
- *	@hold set, the rest is initialised here. It must stay valid until
- *	this returns.
+ * @req: the request; its @apply and @complete set or NULL, @removal
+ *	set, the rest is initialised here. It must stay valid until this
+ *	returns.
  *
  * Called with the owner lock held, after the owner's state reflects the
  * change; returns with it released. Must not be called from a cycle.
- * With @req->hold set the caller still counts as inside when this
- * returns, whatever the result, and must call kfd_mp_rlq_release() once.
  *
  * Return: the result of the cycle that served @req.
  */
@@ -307,7 +298,6 @@ int kfd_mp_rlq_submit_unlock_wait(struct kfd_mp_rlq *q,
 	req->ticket = ++q->tickets;
 	list_add_tail(&req->node, &q->pending);
 	pending = ++q->npending;
-	q->inside++;
 	run_now = !q->arriving && !q->returning;
 	spin_unlock(&q->lock);
 
@@ -381,49 +371,4 @@ bool kfd_mp_rlq_idle(struct kfd_mp_rlq *q)
 	idle = !q->running && list_empty(&q->pending);
 	spin_unlock(&q->lock);
 	return idle;
-}
-
-/**
- * kfd_mp_rlq_release - give up the place a request held
- * @q: the queue
- *
- * Called once for every request submitted with @hold, after its
- * kfd_mp_rlq_submit_unlock_wait() returned and the caller has done with
- * the owner; with or without the owner lock. The caller's last access to
- * @q: when no other submitter is inside, kfd_mp_rlq_drain() may return
- * and the owner may free @q.
- */
-void kfd_mp_rlq_release(struct kfd_mp_rlq *q)
-{
-	spin_lock(&q->lock);
-	/* wake before unlocking, as the last leaver of kfd_mp_rlq_wait() */
-	if (!WARN_ON_ONCE(!q->inside) && !--q->inside)
-		wake_up_all(&q->wq);
-	spin_unlock(&q->lock);
-}
-
-static bool kfd_mp_rlq_left(struct kfd_mp_rlq *q)
-{
-	bool left;
-
-	spin_lock(&q->lock);
-	left = !q->inside;
-	spin_unlock(&q->lock);
-	return left;
-}
-
-/**
- * kfd_mp_rlq_drain - wait until every submitter has left
- * @q: the queue
- *
- * For teardown, without the owner lock, after pending requests were
- * served or failed: a sleeper that was served still has to wake up and
- * leave kfd_mp_rlq_submit_unlock_wait(), touching @q, and a submitter
- * that holds its place (@hold) still uses the owner until it calls
- * kfd_mp_rlq_release(). After this returns, nothing touches @q or the
- * owner through a request until the next submission, and @q may be freed.
- */
-void kfd_mp_rlq_drain(struct kfd_mp_rlq *q)
-{
-	wait_event(q->wq, kfd_mp_rlq_left(q));
 }

@@ -28,25 +28,13 @@
  * Every request gets the result of the cycle that served it; a request
  * lives until it is served (on the caller's stack is fine). Stock paths
  * that talk to the HWS first call kfd_mp_rlq_flush_locked(), which runs
- * a cycle for pending requests; teardown may fail them instead, then
- * waits with kfd_mp_rlq_drain() until every submitter has left before it
- * frees the queue.
- *
- * A submitter that still uses the owner after its result (to undo a
- * failed change, or to free what a served one released) sets @hold in
- * its request: it then keeps its place until it calls
- * kfd_mp_rlq_release(), and kfd_mp_rlq_drain() waits for that too.
- *
- *	req.hold = true;
- *	ret = kfd_mp_rlq_submit_unlock_wait(q, &req);
- *	... use the owner, take the owner lock ...
- *	kfd_mp_rlq_release(q);		last access to the owner and to @q
+ * a cycle for pending requests; teardown may fail them instead
+ * (kfd_mp_rlq_fail_locked()). The queue must outlive its callers: the
+ * owner frees it only when no caller can be inside, as after the last
+ * process of the device has gone.
  *
  * Locking: owner lock -> q->lock (a spinlock, never held across a
- * callback) -> q->wq's lock. Waiters hold neither while they sleep. A
- * submitter holding its place may take the owner lock; teardown calls
- * kfd_mp_rlq_drain() without it, so a holder must not wait for anything
- * that teardown holds while it drains.
+ * callback) -> q->wq's lock. Waiters hold neither while they sleep.
  *
  * No dependency on the rest of amdkfd: KUnit runs it against a fake HWS.
  */
@@ -82,9 +70,6 @@ struct kfd_mp_rlq;
  *	the runlist (a destroy), so it is complete once the preemption
  *	worked. A runlist that then fails to be sent is not blamed on it
  *	while the batch has another request (kfd_mp_rlq_ops.cycle).
- * @hold: set by the submitter: it goes on using the owner after
- *	kfd_mp_rlq_submit_unlock_wait() returned, and keeps its place in
- *	the queue (kfd_mp_rlq_drain() waits) until kfd_mp_rlq_release().
  */
 struct kfd_mp_rlq_req {
 	struct list_head node;
@@ -98,7 +83,6 @@ struct kfd_mp_rlq_req {
 	bool served;
 	bool sleeping;
 	bool removal;
-	bool hold;
 };
 
 /**
@@ -168,9 +152,6 @@ struct kfd_mp_rlq_ops {
  * @npending: length of @pending
  * @arriving: callers blocked in kfd_mp_rlq_lock()
  * @returning: served sleepers that have not left kfd_mp_rlq_wait()
- * @inside: submitters that have not returned from
- *	kfd_mp_rlq_submit_unlock_wait(), or that hold their place and have
- *	not called kfd_mp_rlq_release()
  * @running: a cycle is running (its owner holds the owner lock)
  * @applied: kfd_mp_rlq_apply() ran in the current cycle
  * @apply_err: the preemption result it was given
@@ -186,7 +167,6 @@ struct kfd_mp_rlq {
 	unsigned int npending;
 	unsigned int arriving;
 	unsigned int returning;
-	unsigned int inside;
 	bool running;
 	bool applied;
 	int apply_err;
@@ -204,7 +184,5 @@ void kfd_mp_rlq_apply(struct kfd_mp_rlq *q, struct list_head *batch,
 bool kfd_mp_rlq_flush_locked(struct kfd_mp_rlq *q);
 unsigned int kfd_mp_rlq_fail_locked(struct kfd_mp_rlq *q, int err);
 bool kfd_mp_rlq_idle(struct kfd_mp_rlq *q);
-void kfd_mp_rlq_release(struct kfd_mp_rlq *q);
-void kfd_mp_rlq_drain(struct kfd_mp_rlq *q);
 
 #endif

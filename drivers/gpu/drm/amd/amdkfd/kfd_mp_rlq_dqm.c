@@ -115,8 +115,12 @@ void kfd_mp_rlq_dqm_init(struct device_queue_manager *dqm)
  * kfd_mp_rlq_dqm_fini - fail what is still pending at teardown
  * @dqm: device queue manager, stopped, dqm_lock still usable
  *
- * Stopping flushed the queue (stop_cpsch() preempts through
- * unmap_queues_cpsch()); anything submitted since gets -ENODEV.
+ * Stopping flushed the queue (stop_cpsch() serves what is pending);
+ * anything submitted since gets -ENODEV. The queue lives in the dqm: a
+ * device may be removed only once its processes are gone (upstream
+ * waits for them before it frees the nodes; on this base removal with
+ * live processes is not supported, stock frees the node under them), so
+ * nobody is left in the queue when the dqm is freed.
  */
 void kfd_mp_rlq_dqm_fini(struct device_queue_manager *dqm)
 {
