@@ -22,10 +22,12 @@
  * HWS has no runlist), evict_process_queues_cpsch() (except for a
  * debugged process) and restore_process_queues_cpsch(). All other paths
  * that preempt (kernel queues, debug trap, suspend/resume of queues,
- * halt/unhalt, start/stop, reset, process termination) stay stock: their
- * unmap_queues_cpsch() first runs a cycle for what is pending, and every
- * map_queues_cpsch() follows such an unmap, so no change is left
- * unsubmitted. Decided per node when it is initialised.
+ * halt/unhalt, start/stop, reset, process termination) stay stock. An
+ * unmap serves no request: the stock paths that need the pending changes
+ * on the HWS first run a cycle for them (kfd_mp_rlq_flush_locked()), and
+ * the others preempt and map what is listed, while every pending request
+ * is still served by its own cycle, so no change is left unsubmitted.
+ * Decided per node when it is initialised.
  */
 static const char * const kfd_queued_runlist_choices[] = {
 	"default", "off", "on", NULL
