@@ -200,8 +200,10 @@ check_checkpatch() {
 	fi
 	# Every tracked patch file, the send-ready upstream set too: checkpatch
 	# run on a file git tracks reads it as a source file (trailing blanks).
-	if grep -ln '[[:space:]]$' "$ROOT"/patches/*/*.patch >/dev/null 2>&1; then
-		bad "trailing whitespace in $(grep -ln '[[:space:]]$' "$ROOT"/patches/*/*.patch | sed "s#$ROOT/##" | tr '\n' ' ')(export with diff.suppressBlankEmpty and --no-signature)"
+	local blank
+	blank=$(grep -l '[[:space:]]$' "$ROOT"/patches/*/*.patch 2>/dev/null | sed "s#$ROOT/##" | tr '\n' ' ')
+	if [ -n "$blank" ]; then
+		bad "trailing whitespace in $blank(export with diff.suppressBlankEmpty and --no-signature)"
 	else
 		ok "no trailing whitespace in patches/*/*.patch"
 	fi
