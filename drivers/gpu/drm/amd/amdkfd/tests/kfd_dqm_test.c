@@ -2040,6 +2040,67 @@ static void kfd_dqm_test_map_fail_destroy(struct kunit *test)
 	kfd_dqm_teardown(test, fake);
 }
 
+#ifdef KFD_FAKE_NODE_ROCM
+/* XCC MQDs of @q whose compute_perfcount_enable is not @on */
+static unsigned int kfd_dqm_perfcount_wrong(struct kfd_fake_node *fake,
+					    struct queue *q, u32 on)
+{
+	struct mqd_manager *mgr = fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP];
+	u64 stride = mgr->mqd_stride(mgr, &q->properties);
+	unsigned int xcc, wrong = 0;
+	struct v9_mqd *m;
+
+	for (xcc = 0; xcc < NUM_XCC(fake->node->xcc_mask); xcc++) {
+		m = q->mqd + stride * xcc;
+		if (m->compute_perfcount_enable != on)
+			wrong++;
+	}
+	return wrong;
+}
+
+/*
+ * ROCm only: set_perfcount() (the profiler ioctl, a profiling process's
+ * exit) walks every process's queues through update_queue_locked(); the
+ * 9.4.3 MQD manager writes the flag into each XCC's MQD, and the runlist
+ * maps the same queues after each switch.
+ */
+static void kfd_dqm_test_rocm_perfcount(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_fake_node *fake;
+	struct kfd_fake_proc *fp[2];
+	struct queue *q[2][2];
+	unsigned int i, j, wrong;
+	int on;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
+	for (i = 0; i < 2; i++) {
+		fp[i] = kfd_fake_proc_add(fake);
+		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
+		for (j = 0; j < 2; j++)
+			q[i][j] = kfd_dqm_mkq(test, fake, fp[i],
+					      KFD_QUEUE_TYPE_COMPUTE);
+	}
+	for (on = 0; on <= 1; on++) {
+		fake->dqm->ops.set_perfcount(fake->dqm, on);
+		wrong = 0;
+		for (i = 0; i < 2; i++)
+			for (j = 0; j < 2; j++)
+				wrong += kfd_dqm_perfcount_wrong(fake, q[i][j],
+								 on);
+		KUNIT_EXPECT_EQ_MSG(test, wrong, 0,
+				    "XCC MQDs without perfcount %s",
+				    on ? "on" : "off");
+		kfd_dqm_check(test, fake);
+		KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 4);
+	}
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			kfd_dqm_rmq(test, fake, fp[i], q[i][j]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
+	kfd_dqm_teardown(test, fake);
+}
+#endif
 /*
  * The benchmark on the real code: P processes each create then destroy 5
  * queues (4 compute, 1 SDMA), 200 us emulated preemption, stock against
@@ -3363,68 +3424,6 @@ static void kfd_dqm_test_criu_multi_xcc(struct kunit *test)
 	kfd_dqm_rmq(test, fake, fp, q);
 	kfd_dqm_teardown(test, fake);
 }
-
-#ifdef KFD_FAKE_NODE_ROCM
-/* XCC MQDs of @q whose compute_perfcount_enable is not @on */
-static unsigned int kfd_dqm_perfcount_wrong(struct kfd_fake_node *fake,
-					    struct queue *q, u32 on)
-{
-	struct mqd_manager *mgr = fake->dqm->mqd_mgrs[KFD_MQD_TYPE_CP];
-	u64 stride = mgr->mqd_stride(mgr, &q->properties);
-	unsigned int xcc, wrong = 0;
-	struct v9_mqd *m;
-
-	for (xcc = 0; xcc < NUM_XCC(fake->node->xcc_mask); xcc++) {
-		m = q->mqd + stride * xcc;
-		if (m->compute_perfcount_enable != on)
-			wrong++;
-	}
-	return wrong;
-}
-
-/*
- * ROCm only: set_perfcount() (the profiler ioctl, a profiling process's
- * exit) walks every process's queues through update_queue_locked(); the
- * 9.4.3 MQD manager writes the flag into each XCC's MQD, and the runlist
- * maps the same queues after each switch.
- */
-static void kfd_dqm_test_rocm_perfcount(struct kunit *test)
-{
-	const struct kfd_dqm_param *param = test->param_value;
-	struct kfd_fake_node *fake;
-	struct kfd_fake_proc *fp[2];
-	struct queue *q[2][2];
-	unsigned int i, j, wrong;
-	int on;
-
-	fake = kfd_dqm_setup(test, param->model, param->queued, 20);
-	for (i = 0; i < 2; i++) {
-		fp[i] = kfd_fake_proc_add(fake);
-		KUNIT_ASSERT_NOT_NULL(test, fp[i]);
-		for (j = 0; j < 2; j++)
-			q[i][j] = kfd_dqm_mkq(test, fake, fp[i],
-					      KFD_QUEUE_TYPE_COMPUTE);
-	}
-	for (on = 0; on <= 1; on++) {
-		fake->dqm->ops.set_perfcount(fake->dqm, on);
-		wrong = 0;
-		for (i = 0; i < 2; i++)
-			for (j = 0; j < 2; j++)
-				wrong += kfd_dqm_perfcount_wrong(fake, q[i][j],
-								 on);
-		KUNIT_EXPECT_EQ_MSG(test, wrong, 0,
-				    "XCC MQDs without perfcount %s",
-				    on ? "on" : "off");
-		kfd_dqm_check(test, fake);
-		KUNIT_EXPECT_EQ(test, kfd_dqm_nmapped(fake), 4);
-	}
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < 2; j++)
-			kfd_dqm_rmq(test, fake, fp[i], q[i][j]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fake->gpu_resets), 0);
-	kfd_dqm_teardown(test, fake);
-}
-#endif
 
 static struct kunit_case kfd_dqm_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_create_destroy, kfd_dqm_gen_params),
