@@ -363,7 +363,7 @@ if [ ${#tenant_checks[@]} -gt 0 ]; then
 	fi
 	[ -f "$UAPI" ] || die "uapi header $UAPI not found: the spec's tenant lines need the patched kfd_ioctl.h (pass --uapi FILE)"
 	grep -q 'define AMDKFD_IOC_TENANT_CTL' "$UAPI" ||
-		die "$UAPI has no AMDKFD_IOC_TENANT_CTL (a tree without patch 0026?): pass --uapi FILE of the series"
+		die "$UAPI has no AMDKFD_IOC_TENANT_CTL (a tree without patch 0025?): pass --uapi FILE of the series"
 	probe_src=$root/tests/kernel/tenant-probe.c
 	probe_key=$({ echo v1; sha256sum "$probe_src" "$UAPI"; gcc --version | head -n 1; } | sha256sum | cut -c1-16)
 	PROBE=$CACHE/tenant-probe-$probe_key
