@@ -94,6 +94,11 @@ int kfd_tenant_ctl_targets(struct file *owner, struct kfd_tenant_target *tg,
 void kfd_tenant_release(struct file *owner);
 void kfd_tenant_own(struct kfd_process_device *pdd, struct file *owner);
 void kfd_tenant_disown(struct kfd_process_device *pdd);
+#if IS_ENABLED(CONFIG_HSA_AMD_DQM_KUNIT_TEST)
+/* kfd_chardev.c: kfd_ioctl(), for KUnit */
+long kfd_chardev_test_ioctl(struct file *filep, unsigned int cmd,
+			    unsigned long arg);
+#endif
 
 int kfd_debugfs_mp_stats_show(struct seq_file *m, void *data);
 int kfd_debugfs_mp_stats_reset(const char *buf);

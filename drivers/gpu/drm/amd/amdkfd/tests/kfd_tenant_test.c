@@ -10,7 +10,9 @@
  * with the fake processes as targets (they have no pid), as controllers
  * A and B (two /dev/kfd files); kfd_dqm_test_tenant_ioctl calls the ioctl
  * handler itself for what it checks before that: the privilege, the
- * arguments, the user memory and the pidfds.
+ * arguments, the user memory and the pidfds. kfd_dqm_test_tenant_dispatch
+ * goes through the driver's ioctl dispatcher, kfd_ioctl(), to a fake
+ * process that a pidfd names.
  */
 #include <linux/anon_inodes.h>
 #include <linux/cred.h>
@@ -1278,6 +1280,251 @@ static void kfd_dqm_test_tenant_ioctl(struct kunit *test)
 	put_pid(gone_pid);
 }
 
+/* @fp (data) out of kfd_processes_table, if it is there */
+static void kfd_tenant_unpublish(void *data)
+{
+	struct kfd_fake_proc *fp = data;
+
+	mutex_lock(&kfd_processes_mutex);
+	hash_del_rcu(&fp->p->kfd_processes);
+	mutex_unlock(&kfd_processes_mutex);
+	synchronize_srcu(&kfd_processes_srcu);
+}
+
+/*
+ * @fp is the KFD process of @mm, in kfd_processes_table as
+ * kfd_create_process() puts it, until kfd_tenant_unpublish()
+ */
+static void kfd_tenant_publish(struct kunit *test, struct kfd_fake_proc *fp,
+			       struct mm_struct *mm)
+{
+	kfd_tenant_unpublish(fp);
+	mutex_lock(&kfd_processes_mutex);
+	fp->p->mm = mm;
+	hash_add_rcu(kfd_processes_table, &fp->p->kfd_processes,
+		     (uintptr_t)mm);
+	mutex_unlock(&kfd_processes_mutex);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							kfd_tenant_unpublish,
+							fp), 0);
+}
+
+/*
+ * @cmd with @args through the ioctl dispatcher as @filp: the args at @user
+ * (user memory), read back after the call
+ */
+static long kfd_tenant_dispatch(struct kunit *test, struct file *filp,
+				unsigned int cmd, unsigned long user,
+				struct kfd_ioctl_tenant_ctl_args *args)
+{
+	long ret;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)user, args,
+					   sizeof(*args)), 0);
+	ret = kfd_chardev_test_ioctl(filp, cmd, user);
+	KUNIT_ASSERT_EQ(test, copy_from_user(args, (void __user *)user,
+					     sizeof(*args)), 0);
+	return ret;
+}
+
+/* an s32 or u32 of user memory (0 if it cannot be read) */
+static u32 kfd_tenant_user_u32(struct kunit *test, unsigned long uptr)
+{
+	u32 v;
+
+	KUNIT_EXPECT_EQ(test, get_user(v, (u32 __user *)uptr), 0);
+	return v;
+}
+
+/* the dispatcher's answer to a number it has no entry for */
+#ifdef KFD_FAKE_NODE_ROCM
+#define KFD_TENANT_NO_IOCTL	(-EINVAL)
+#else
+#define KFD_TENANT_NO_IOCTL	(-ENOTTY)
+#endif
+
+/* the release of a /dev/kfd file (data): what kfd_release() does of ours */
+static void kfd_tenant_test_release(void *data)
+{
+	kfd_tenant_release(data);
+}
+
+/* the ioctl dispatcher called from another thread */
+struct kfd_tenant_ioctl_thread {
+	struct file *filp;
+	unsigned long arg;
+	long ret;
+	struct completion done;
+};
+
+static int kfd_tenant_ioctl_thread_fn(void *data)
+{
+	struct kfd_tenant_ioctl_thread *t = data;
+
+	t->ret = kfd_chardev_test_ioctl(t->filp, AMDKFD_IOC_TENANT_CTL, t->arg);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * AMDKFD_IOC_TENANT_CTL through the driver's ioctl dispatcher, kfd_ioctl()
+ * (kfd_chardev_test_ioctl()), the args themselves in user memory. The
+ * controller is a fake process whose lead thread is this one, and its
+ * /dev/kfd file one whose private data is that process; the target is
+ * the fake process of this thread's mm, named by this thread's pidfd.
+ * SUSPEND takes the target's queues off the HWS and wait_ns comes back
+ * through the dispatcher's copy-out; GET_STATE; RESUME maps them again.
+ * The dispatcher's own answers: the file used from a thread that is not
+ * its process's lead thread gets -EBADF, a number past the table -ENOTTY
+ * (ROCm: -EINVAL); neither changes anything. The file's release, as
+ * kfd_release(), resumes what it holds.
+ */
+static void kfd_dqm_test_tenant_dispatch(struct kunit *test)
+{
+	const struct kfd_dqm_param *param = test->param_value;
+	struct kfd_tenant_ioctl_thread other = {};
+	struct kfd_ioctl_tenant_ctl_args args;
+	struct kfd_fake_proc *ctl, *fp, *by;
+	struct kfd_fake_node *fake;
+	struct task_struct *t;
+	unsigned long user;
+	struct queue *q[3];
+	struct file *filp;
+	unsigned int cmd;
+	int pidfd;
+
+	fake = kfd_dqm_setup(test, param->model, param->queued, 50);
+	/* the args, pidfds, status and state; this gives the thread an mm */
+	user = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, user && !IS_ERR_VALUE(user),
+			      "no user memory");
+	KUNIT_ASSERT_NOT_NULL(test, current->mm);
+
+	ctl = kfd_tenant_proc_add(test, fake);
+	fp = kfd_tenant_proc_add(test, fake);
+	by = kfd_tenant_proc_add(test, fake);
+	q[0] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_COMPUTE);
+	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_SDMA);
+	q[2] = kfd_dqm_mkq(test, fake, by, KFD_QUEUE_TYPE_COMPUTE);
+	kfd_tenant_publish(test, fp, current->mm);
+	/* the controller's /dev/kfd, opened by this thread (kfd_open()) */
+	ctl->p->lead_thread = current;
+	filp = kunit_kzalloc(test, sizeof(*filp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, filp);
+	filp->private_data = ctl->p;
+	/* released at the end, or when the case stops early */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							kfd_tenant_test_release,
+							filp), 0);
+
+	pidfd = kfd_tenant_test_pidfd(task_pid(current));
+	KUNIT_ASSERT_GE(test, pidfd, 0);
+	KUNIT_ASSERT_EQ(test, put_user(pidfd, (s32 __user *)(user + 64)), 0);
+	KUNIT_ASSERT_EQ(test, put_user(1, (s32 __user *)(user + 128)), 0);
+	KUNIT_ASSERT_EQ(test, put_user(~0u, (u32 __user *)(user + 192)), 0);
+
+	args = (struct kfd_ioctl_tenant_ctl_args) {
+		.pidfds_ptr = user + 64,
+		.status_ptr = user + 128,
+		.state_ptr = user + 192,
+		.wait_ns = U64_MAX,
+		.op = KFD_IOC_TENANT_OP_SUSPEND,
+		.flags = KFD_IOC_TENANT_FLAG_ALL_GPUS,
+		.num_targets = 1,
+	};
+	KUNIT_EXPECT_EQ(test, kfd_tenant_dispatch(test, filp,
+						  AMDKFD_IOC_TENANT_CTL,
+						  user, &args), 0);
+	/* the soft HWS takes 50 us to preempt; written back by the dispatcher */
+	KUNIT_EXPECT_NE(test, args.wait_ns, U64_MAX);
+	KUNIT_EXPECT_GE(test, args.wait_ns, 50 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, args.pidfds_ptr, (u64)user + 64);
+	KUNIT_EXPECT_EQ(test, args.num_targets, 1);
+	KUNIT_EXPECT_EQ(test, (s32)kfd_tenant_user_u32(test, user + 128), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, by), 1);
+	KUNIT_EXPECT_TRUE(test, fp->pdd->tenant_suspended);
+	KUNIT_EXPECT_PTR_EQ(test, fp->pdd->tenant_owner, filp);
+	KUNIT_EXPECT_EQ(test, fp->pdd->qpd.evicted, 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&fp->p->ref), 1);
+	kfd_dqm_check(test, fake);
+
+	args.op = KFD_IOC_TENANT_OP_GET_STATE;
+	args.wait_ns = U64_MAX;
+	KUNIT_EXPECT_EQ(test, kfd_tenant_dispatch(test, filp,
+						  AMDKFD_IOC_TENANT_CTL,
+						  user, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.wait_ns, 0);
+	KUNIT_EXPECT_EQ(test, kfd_tenant_user_u32(test, user + 192),
+			KFD_IOC_TENANT_STATE_SUSPENDED |
+			KFD_IOC_TENANT_STATE_OWNED |
+			KFD_IOC_TENANT_STATE_HAS_QUEUES);
+
+	/* the file in a thread that is not its lead thread: -EBADF */
+	args.op = KFD_IOC_TENANT_OP_RESUME;
+	args.wait_ns = U64_MAX;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)user, &args,
+					   sizeof(args)), 0);
+	other.filp = filp;
+	other.arg = user;
+	init_completion(&other.done);
+	t = kthread_run(kfd_tenant_ioctl_thread_fn, &other, "kfd_tenant_fd");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&other.done,
+								60 * HZ) > 0,
+			      "the other thread's call did not return");
+	KUNIT_EXPECT_EQ(test, other.ret, -EBADF);
+	/* the number past the table's first range (TENANT_CTL's + 1) */
+	cmd = AMDKFD_IOWR(AMDKFD_COMMAND_END, struct kfd_ioctl_tenant_ctl_args);
+	KUNIT_EXPECT_EQ(test, kfd_chardev_test_ioctl(filp, cmd, user),
+			KFD_TENANT_NO_IOCTL);
+#ifdef KFD_FAKE_NODE_ROCM
+	/* and past its second */
+	cmd = AMDKFD_IOWR(AMDKFD_COMMAND_END_2,
+			  struct kfd_ioctl_tenant_ctl_args);
+	KUNIT_EXPECT_EQ(test, kfd_chardev_test_ioctl(filp, cmd, user), -EINVAL);
+#endif
+	KUNIT_ASSERT_EQ(test, copy_from_user(&args, (void __user *)user,
+					     sizeof(args)), 0);
+	KUNIT_EXPECT_EQ(test, args.wait_ns, U64_MAX);
+	KUNIT_EXPECT_TRUE(test, fp->pdd->tenant_suspended);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 0);
+
+	KUNIT_ASSERT_EQ(test, put_user(1, (s32 __user *)(user + 128)), 0);
+	KUNIT_EXPECT_EQ(test, kfd_tenant_dispatch(test, filp,
+						  AMDKFD_IOC_TENANT_CTL,
+						  user, &args), 0);
+	KUNIT_EXPECT_NE(test, args.wait_ns, U64_MAX);
+	KUNIT_EXPECT_EQ(test, (s32)kfd_tenant_user_u32(test, user + 128), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 2);
+	KUNIT_EXPECT_FALSE(test, fp->pdd->tenant_suspended);
+	KUNIT_EXPECT_NULL(test, fp->pdd->tenant_owner);
+	KUNIT_EXPECT_EQ(test, fp->pdd->qpd.evicted, 0);
+	kfd_dqm_check(test, fake);
+
+	/* suspended again, the file's release resumes it */
+	args.op = KFD_IOC_TENANT_OP_SUSPEND;
+	KUNIT_EXPECT_EQ(test, kfd_tenant_dispatch(test, filp,
+						  AMDKFD_IOC_TENANT_CTL,
+						  user, &args), 0);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 0);
+	kunit_release_action(test, kfd_tenant_test_release, filp);
+	KUNIT_EXPECT_EQ(test, kfd_dqm_mapped_of(fake, fp), 2);
+	KUNIT_EXPECT_NULL(test, fp->pdd->tenant_owner);
+	KUNIT_EXPECT_EQ(test, fp->pdd->qpd.evicted, 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&fp->p->ref), 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&ctl->p->ref), 1);
+	kfd_dqm_check(test, fake);
+
+	close_fd(pidfd);
+	kunit_release_action(test, kfd_tenant_unpublish, fp);
+	kfd_dqm_rmq(test, fake, fp, q[0]);
+	kfd_dqm_rmq(test, fake, fp, q[1]);
+	kfd_dqm_rmq(test, fake, by, q[2]);
+	kfd_dqm_teardown(test, fake);
+}
+
 static struct kunit_case kfd_tenant_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_suspend_resume, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_evict, kfd_dqm_gen_params),
@@ -1294,6 +1541,7 @@ static struct kunit_case kfd_tenant_test_cases[] = {
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_lock, kfd_dqm_gen_params),
 	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_noop_hang, kfd_dqm_gen_params),
 	KUNIT_CASE(kfd_dqm_test_tenant_ioctl),
+	KUNIT_CASE_PARAM(kfd_dqm_test_tenant_dispatch, kfd_dqm_gen_params),
 	{}
 };
 
