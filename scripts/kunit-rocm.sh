@@ -10,6 +10,15 @@
 # (tests/kernel/kunit-rocm/guest.config).
 #
 #   scripts/kunit-rocm.sh [--filter GLOB] [--timeout SECS]
+#   scripts/kunit-rocm.sh --each-patch
+#
+# --each-patch runs no guest: after the stack phase it compiles the suite
+# (kfd_device_queue_manager.o with CONFIG_HSA_AMD_DQM_KUNIT_TEST, and
+# kfd_chardev.o) at every patch of the tree from the one that adds the fake
+# node to its HEAD, in a copy of the stack (build/kunit-rocm-stack-each), and
+# fails on the first patch that does not compile: the per-patch compile of
+# `scripts/series.sh check` builds for the box's kernel headers, which have
+# no KUnit, so it cannot see the suite.
 #
 # The suite uses KUnit of Linux 6.12 (parameters, actions, static stubs,
 # kunit devices, user memory, suites in module sections). The guest kernel
@@ -40,6 +49,7 @@ JOBS=${JOBS:-2}
 . "$(dirname "$0")/lib.sh"
 
 FILTER=
+EACH=0
 TIMEOUT=3600
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--filter=*) FILTER=${1#*=}; shift ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
+	--each-patch) EACH=1; shift ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (--filter GLOB, --timeout SECS)" ;;
 	esac
@@ -208,6 +219,42 @@ make -C "$LINUX" M="$obj/amd/amdkfd/tests" CONFIG_HSA_AMD_KUNIT_TEST=m \
 	KCFLAGS=-g0 -j"$JOBS" modules >"$obj-tests.log" 2>&1 ||
 	die "amd/amdkfd/tests (amdkfd_test.ko) did not build; full log: $obj-tests.log"
 phase_end stack
+
+# --- each patch: the suite compiles from the fake node's patch on ----------
+if [ "$EACH" = 1 ]; then
+	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+		die "--each-patch compiles the commits of $TREE: commit or stash its changes first"
+	first=$(git -C "$TREE" log --reverse --format=%H --diff-filter=A "$BASE_TAG..HEAD" \
+		-- amd/amdkfd/tests/kfd_fake_node.c | head -n 1)
+	[ -n "$first" ] || die "no patch of $TREE after $BASE_TAG adds amd/amdkfd/tests/kfd_fake_node.c"
+	each=$obj-each
+	rm -rf "$each"
+	cp -a "$obj" "$each"
+	cur=$(git -C "$TREE" rev-parse HEAD)
+	for c in $(git -C "$TREE" rev-list --reverse "$first^..HEAD"); do
+		n=$(git -C "$TREE" rev-list --count "$BASE_TAG..$c")
+		# the copy holds $cur's files: make it $c's
+		git -C "$TREE" diff --name-status --no-renames "$cur" "$c" | while read -r st f; do
+			case $st in
+			D) rm -f "$each/$f" ;;
+			*) mkdir -p "$(dirname "$each/$f")"; git -C "$TREE" show "$c:$f" >"$each/$f" ;;
+			esac
+		done
+		cur=$c
+		rm -f "$each"/amd/amdkfd/kfd_device_queue_manager.o "$each"/amd/amdkfd/kfd_chardev.o
+		if ! (cd "$each" && KCFLAGS="-g0 -DCONFIG_HSA_AMD_DQM_KUNIT_TEST=1" \
+			make -s -C "$LINUX" M="$each" TTM_NAME=amdttm SCHED_NAME=amd-sched \
+			amd/amdgpu/../amdkfd/kfd_device_queue_manager.o \
+			amd/amdgpu/../amdkfd/kfd_chardev.o) >"$each.log" 2>&1; then
+			grep -E 'error' "$each.log" | head -n 20 >&2
+			die "patch $n ($(git -C "$TREE" log -1 --format='%h %s' "$c")) does not compile the suite; full log: $each.log"
+		fi
+		note "ok: patch $n compiles the suite ($(git -C "$TREE" log -1 --format='%h %s' "$c"))"
+	done
+	phase_end each-patch
+	note "passed: the suite compiles at every patch from $(git -C "$TREE" rev-list --count "$BASE_TAG..$first") to $n"
+	exit 0
+fi
 
 # --- initramfs ---------------------------------------------------------------
 mkdir -p "$RUN"
