@@ -68,17 +68,21 @@ rm -rf "$work"
 mkdir -p "$work"
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp" "$work"' EXIT
 
-# Upstream mode ports the Linux series up to the fake-node KUnit suite: that
-# patch adds KUnit static-stub redirects to amdgpu_amdkfd.c, whose context
-# differs on the vendor base (the rocm-6.4 series leaves those hunks out), so
-# it conflicts there by design. What comes before it is the part with hooks
-# in the vendor's amdkfd files, where the three wrong merges live.
+# Upstream mode ports the Linux series without its KUnit stub patch and up to
+# the tenant-control ioctl. The stub patch adds KUnit static-stub redirects to
+# amdgpu_amdkfd.c, whose context differs on the vendor base (the rocm-6.4
+# series has its own stub patch), so it conflicts there by design; the ioctl
+# patch edits include/uapi/linux/kfd_ioctl.h, which this mode's pristine copy
+# does not unpack (the rocm mode covers it). What is left is the part with
+# hooks in the vendor's amdkfd files, where the three wrong merges live (the
+# last one in the update_queue() patch of the queued runlist).
 if [ "$mode" = upstream ]; then
 	prefix=$tmp/series-prefix
 	mkdir -p "$prefix"
 	for p in "$series"/[0-9]*.patch; do
 		case $p in */0000-*) cp "$p" "$prefix/"; continue ;; esac
-		grep -q '^diff --git a/drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd\.c ' "$p" && break
+		grep -q '^diff --git a/include/uapi/' "$p" && break
+		grep -q '^diff --git a/drivers/gpu/drm/amd/amdgpu/amdgpu_amdkfd\.c ' "$p" && continue
 		cp "$p" "$prefix/"
 	done
 	series=$prefix
