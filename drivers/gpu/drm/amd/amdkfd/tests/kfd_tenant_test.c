@@ -1408,8 +1408,10 @@ static void kfd_dqm_test_tenant_dispatch(struct kunit *test)
 	q[1] = kfd_dqm_mkq(test, fake, fp, KFD_QUEUE_TYPE_SDMA);
 	q[2] = kfd_dqm_mkq(test, fake, by, KFD_QUEUE_TYPE_COMPUTE);
 	kfd_tenant_publish(test, fp, current->mm);
-	/* the controller's /dev/kfd, opened by this thread (kfd_open()) */
-	ctl->p->lead_thread = current;
+	/*
+	 * the controller's /dev/kfd, opened by this thread (kfd_open()): its
+	 * lead thread is this one (kfd_fake_proc_add())
+	 */
 	filp = kunit_kzalloc(test, sizeof(*filp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, filp);
 	filp->private_data = ctl->p;
